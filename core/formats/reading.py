@@ -1,0 +1,68 @@
+"""Reading raw input files safely: size limit, UTF-8, empty files, JSON and JSONL parsing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from core.formats.errors import FormatError
+
+#: Files above this are refused unless the caller raises the limit (``--max-mb``).
+DEFAULT_MAX_BYTES = 200 * 1024 * 1024
+
+
+def read_text(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> str:
+    name = path.name
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise FormatError(name, f"cannot read file: {exc.strerror or exc}") from exc
+    if size > max_bytes:
+        raise FormatError(
+            name,
+            f"file is {size / 1e6:.1f} MB, above the {max_bytes / 1e6:.0f} MB import limit "
+            "(raise it with --max-mb if this is intended)",
+        )
+    raw = path.read_bytes()
+    if not raw.strip():
+        raise FormatError(name, "file is empty")
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise FormatError(name, f"line {line}: not valid UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start})") from exc
+
+
+def read_json(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> object:
+    text = read_text(path, max_bytes)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise FormatError(path.name, f"line {exc.lineno} column {exc.colno}: invalid JSON ({exc.msg})") from exc
+
+
+def read_jsonl(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> list[object]:
+    text = read_text(path, max_bytes)
+    records = []
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            records.append(json.loads(line))
+        except json.JSONDecodeError as exc:
+            raise FormatError(path.name, f"line {lineno}: invalid JSON ({exc.msg})") from exc
+    if not records:
+        raise FormatError(path.name, "file has no records")
+    return records
+
+
+def expect_type(source: str, value: object, kind: type | tuple[type, ...], where: str, record: str | None = None) -> None:
+    """Raise a FormatError naming the place when ``value`` is not of the expected JSON type."""
+    if not isinstance(value, kind):
+        names = " or ".join(_json_name(k) for k in (kind if isinstance(kind, tuple) else (kind,)))
+        raise FormatError(source, f"expected {names}, got {_json_name(type(value))}", record=record, path=where or None)
+
+
+def _json_name(t: type) -> str:
+    return {dict: "an object", list: "an array", str: "a string", int: "a number", float: "a number",
+            bool: "true/false", type(None): "null"}.get(t, t.__name__)

@@ -1,0 +1,82 @@
+"""A PromptPlan: the exact messages a method sends, step by step, with token counts.
+
+Single-step methods have one step. Multi-step methods (workflow, self-critic, summary memory,
+the Re-Centering pipeline) have several; a later step's message text may contain the marker
+``{{output:<step name>}}``, which the engine replaces with that earlier step's reply before
+sending (:func:`fill`). The last step's reply is the answer that gets judged.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+MessageRole = Literal["system", "user", "assistant"]
+OUTPUT_MARKER = re.compile(r"\{\{output:([a-z0-9_\-]+)\}\}")
+
+
+class Message(BaseModel):
+    role: MessageRole
+    content: str
+
+
+class PromptStep(BaseModel):
+    name: str
+    messages: list[Message]
+    #: Tokens of the messages as planned (before earlier outputs are filled in).
+    tokens: int = 0
+    #: What the step is for, in a few words, for the Prompt tab.
+    purpose: str = ""
+
+    def needs(self) -> list[str]:
+        """Names of earlier steps whose output this step's messages take."""
+        found: list[str] = []
+        for m in self.messages:
+            found += OUTPUT_MARKER.findall(m.content)
+        return list(dict.fromkeys(found))
+
+
+class EvidencePosition(BaseModel):
+    session_id: str
+    #: Index of the session in the built history (0 = oldest).
+    position: int
+    #: Tokens between the end of this session and the query.
+    tokens_to_query: int
+
+
+class RetrievedTurn(BaseModel):
+    rank: int
+    session_id: str
+    turn_index: int  # index of the user turn; the retrieved unit is that turn + the reply after it
+    similarity: float
+    is_evidence: bool
+    text: str = ""
+
+
+class PromptPlan(BaseModel):
+    method: str
+    steps: list[PromptStep] = Field(min_length=1)
+    #: Answer-format parser the judge/choice scorer should use: "open", "mcq" or "tf".
+    answer_format: str = "open"
+    history_tokens: int = 0
+    evidence: list[EvidencePosition] = Field(default_factory=list)
+    retrieved: list[RetrievedTurn] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+
+    @property
+    def total_tokens(self) -> int:
+        return sum(s.tokens for s in self.steps)
+
+
+def fill(step: PromptStep, outputs: dict[str, str]) -> list[Message]:
+    """The step's messages with ``{{output:name}}`` markers replaced by earlier replies."""
+
+    def sub(match: re.Match) -> str:
+        name = match.group(1)
+        if name not in outputs:
+            raise KeyError(f"step {step.name!r} needs the output of step {name!r}, which has not run")
+        return outputs[name]
+
+    return [Message(role=m.role, content=OUTPUT_MARKER.sub(sub, m.content)) for m in step.messages]

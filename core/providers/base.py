@@ -1,0 +1,58 @@
+"""What a provider is, and how a model is named and parameterised.
+
+A model id is ``"<provider>:<model>"`` — ``openai:gpt-4o-mini``, ``anthropic:claude-sonnet-4-5``,
+``litellm:bedrock/…``, ``demo:retrieval``, ``replay:<response id>``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Protocol, runtime_checkable
+
+from pydantic import BaseModel, Field
+
+from core.plan import Message
+from core.providers.events import StreamEvent
+
+
+class ModelParams(BaseModel):
+    temperature: float | None = None
+    max_tokens: int | None = None
+    reasoning_effort: str | None = None
+    seed: int | None = None
+    #: Deadline for one whole call in seconds (read timeouts alone are per chunk).
+    timeout_s: float = 300.0
+
+
+class ModelSpec(BaseModel):
+    id: str = Field(pattern=r"^[a-z_]+:.+$")
+    params: ModelParams = Field(default_factory=ModelParams)
+    #: OpenAI-compatible servers (vLLM, llama.cpp, Ollama) or a test server. Never a key.
+    base_url: str | None = None
+
+    @property
+    def provider(self) -> str:
+        return self.id.split(":", 1)[0]
+
+    @property
+    def model(self) -> str:
+        return self.id.split(":", 1)[1]
+
+    @property
+    def is_demo(self) -> bool:
+        return self.provider == "demo"
+
+
+@runtime_checkable
+class Provider(Protocol):
+    """Streams one chat completion. Must never raise for API/transport failures: it yields Error."""
+
+    name: str
+
+    def stream(self, spec: ModelSpec, messages: list[Message]) -> AsyncIterator[StreamEvent]: ...
+
+    def cost_usd(self, spec: ModelSpec, input_tokens: int | None, output_tokens: int | None) -> float | None:
+        """Price of a call, or None when unknown (never 0 for unknown)."""
+        ...
+
+    def context_window(self, spec: ModelSpec) -> int | None: ...

@@ -1,0 +1,53 @@
+"""The one streaming interface every provider speaks.
+
+``Provider.stream(...)`` is an async iterator of these events, in this order:
+``Delta*`` then optionally ``Usage``, then exactly one of ``Done`` or ``Error``.
+``t`` is ``time.monotonic()`` when the provider saw the event; the engine derives TTFT and
+tokens/s from these, never the UI.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Literal
+
+ErrorKind = Literal["http", "rate_limit", "transport", "timeout", "stream", "config", "cancelled"]
+
+
+def now() -> float:
+    return time.monotonic()
+
+
+@dataclass(frozen=True, slots=True)
+class Delta:
+    text: str
+    t: float = field(default_factory=now)
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    input_tokens: int | None
+    output_tokens: int | None
+    t: float = field(default_factory=now)
+
+
+@dataclass(frozen=True, slots=True)
+class Done:
+    finish_reason: str | None = None
+    t: float = field(default_factory=now)
+
+
+@dataclass(frozen=True, slots=True)
+class Error:
+    """A failure, with a message an operator can act on. Partial text already streamed stands."""
+
+    message: str
+    kind: ErrorKind = "stream"
+    status: int | None = None
+    #: True when nothing was streamed yet, so a retry cannot duplicate output.
+    before_first_byte: bool = False
+    t: float = field(default_factory=now)
+
+
+StreamEvent = Delta | Usage | Done | Error

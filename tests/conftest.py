@@ -1,0 +1,78 @@
+"""Shared test setup: no network beyond loopback, no writes outside tmp, offline libraries."""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import socket
+from pathlib import Path
+
+import pytest
+
+# Offline settings for litellm / huggingface, before anything imports them (providers.md).
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+os.environ.setdefault("LITELLM_MODE", "PRODUCTION")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = REPO.parent / "shared"
+DATASETS = SHARED / "datasets"
+SAMPLE_DATA = REPO / "sample_data"
+
+_real_connect = socket.socket.connect
+_real_connect_ex = socket.socket.connect_ex
+
+
+def _check_address(sock: socket.socket, address) -> None:
+    if sock.family == socket.AF_UNIX:
+        return
+    host = address[0] if isinstance(address, tuple) else address
+    if host in ("localhost",):
+        return
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        raise RuntimeError(f"test tried to reach {host!r}: only loopback is allowed in tests") from None
+    if not ip.is_loopback:
+        raise RuntimeError(f"test tried to reach {host}: only loopback is allowed in tests")
+
+
+def _guarded_connect(self, address):
+    _check_address(self, address)
+    return _real_connect(self, address)
+
+
+def _guarded_connect_ex(self, address):
+    _check_address(self, address)
+    return _real_connect_ex(self, address)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _network_guard():
+    socket.socket.connect = _guarded_connect
+    socket.socket.connect_ex = _guarded_connect_ex
+    yield
+    socket.socket.connect = _real_connect
+    socket.socket.connect_ex = _real_connect_ex
+
+
+@pytest.fixture(autouse=True)
+def _isolated_paths(tmp_path, monkeypatch):
+    """Every test gets its own data/config dirs and no provider keys from the real environment."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
+    monkeypatch.setenv("PREFSCOPE_DB", str(tmp_path / "prefscope.db"))
+    monkeypatch.delenv("PREFSCOPE_CONFIG", raising=False)
+    for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL"):
+        monkeypatch.delenv(key, raising=False)
+
+
+def dataset(*parts: str) -> Path:
+    """A path under ../shared/datasets, or skip the test cleanly when it is absent."""
+    path = DATASETS.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"shared dataset not available: {path}")
+    return path
