@@ -46,6 +46,14 @@ class EvidencePosition(BaseModel):
     tokens_to_query: int
 
 
+class ContextEntry(BaseModel):
+    """One session of the built history, in the order the model saw it."""
+
+    session_id: str
+    tokens: int
+    filler: bool = False
+
+
 class RetrievedTurn(BaseModel):
     rank: int
     session_id: str
@@ -61,6 +69,8 @@ class PromptPlan(BaseModel):
     #: Answer-format parser the judge/choice scorer should use: "open", "mcq" or "tf".
     answer_format: str = "open"
     history_tokens: int = 0
+    #: The built history, oldest first (fillers included), for the timeline and the Prompt tab.
+    context: list[ContextEntry] = Field(default_factory=list)
     evidence: list[EvidencePosition] = Field(default_factory=list)
     retrieved: list[RetrievedTurn] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)

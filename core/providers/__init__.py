@@ -1,0 +1,145 @@
+"""Model providers behind one streaming interface, and the registry that picks one by model id.
+
+Importing this package is cheap: ``openai``, ``anthropic`` (~2.5 s) and ``litellm`` (~5–7 s) are
+imported only when a model of theirs is first used.
+
+Model ids: ``openai:<model>``, ``anthropic:<model>``, ``litellm:<litellm model string>``,
+``demo:<generic|retrieval|oracle|flaky|slow>``, ``replay:<model id or request hash>``, and
+``<endpoint>:<model>`` for each OpenAI-compatible server named in ``Settings.endpoints``.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, NamedTuple
+
+from core.providers.base import ModelParams, ModelSpec, Provider
+from core.providers.events import Delta, Done, Error, StreamEvent, Usage
+
+if TYPE_CHECKING:
+    from core.ports import ResponseCache
+    from core.settings import Settings
+
+__all__ = [
+    "BUILTIN",
+    "Delta",
+    "Done",
+    "Error",
+    "ModelChoice",
+    "ModelParams",
+    "ModelSpec",
+    "Provider",
+    "StreamEvent",
+    "Usage",
+    "UnknownProvider",
+    "available_models",
+    "get_provider",
+    "open_stream",
+]
+
+BUILTIN = ("openai", "anthropic", "litellm", "demo", "replay")
+KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+
+
+class UnknownProvider(ValueError):
+    pass
+
+
+class ModelChoice(NamedTuple):
+    id: str
+    label: str
+    is_demo: bool
+    #: Why it is offered (which key or endpoint makes it usable).
+    reason: str
+
+    @property
+    def usable(self) -> bool:
+        """Always True: only usable models are listed (kept for callers that filter)."""
+        return True
+
+
+def _spec(spec_or_id: ModelSpec | str) -> ModelSpec:
+    return spec_or_id if isinstance(spec_or_id, ModelSpec) else ModelSpec(id=spec_or_id)
+
+
+def get_provider(
+    spec_or_id: ModelSpec | str, settings: Settings | None = None, *, response_cache: ResponseCache | None = None
+) -> Provider:
+    """The provider for a model id. Raises :class:`UnknownProvider` for an unknown prefix."""
+    spec = _spec(spec_or_id)
+    name = spec.provider
+    if name == "demo":
+        from core.providers.demo import DEFAULT_TOKENS_PER_S, DemoProvider
+
+        return DemoProvider(tokens_per_s=settings.demo_tokens_per_s if settings else DEFAULT_TOKENS_PER_S)
+    if name == "replay":
+        from core.providers.replay import ReplayProvider
+
+        return ReplayProvider(response_cache)
+    if name == "openai":
+        from core.providers.openai_chat import OpenAIChatProvider
+
+        return OpenAIChatProvider()
+    if name == "anthropic":
+        from core.providers.anthropic_messages import AnthropicProvider
+
+        return AnthropicProvider()
+    if name == "litellm":
+        from core.providers.litellm_provider import LiteLLMProvider
+
+        return LiteLLMProvider()
+    endpoints = settings.endpoints if settings else {}
+    if name in endpoints:
+        from core.providers.openai_chat import OpenAIChatProvider
+
+        ep = endpoints[name]
+        return OpenAIChatProvider(name=name, base_url=ep.base_url, api_key_env=ep.api_key_env)
+    known = list(BUILTIN) + sorted(endpoints)
+    raise UnknownProvider(
+        f"unknown provider {name!r} in model id {spec.id!r}; known: {', '.join(known)} "
+        "(add an OpenAI-compatible server under [endpoints.<name>] in the config to use <name>:<model>)"
+    )
+
+
+def open_stream(provider: Provider, spec: ModelSpec, messages, hints: dict | None = None):
+    """``provider.stream(...)``, passing ``hints`` (gold preference, options, answer) to demo models only."""
+    if hints is not None and spec.is_demo:
+        return provider.stream(spec, messages, hints=hints)  # type: ignore[call-arg]
+    return provider.stream(spec, messages)
+
+
+def available_models(settings: Settings | None = None) -> list[ModelChoice]:
+    """Demo models always; real ones only when a key env var or an endpoint makes them usable.
+
+    Models of an endpoint (``<endpoint>:<model>``) and litellm models are listed when they appear in
+    ``settings.models``: a server's model names cannot be known without asking it.
+    """
+    from core.providers import pricing
+    from core.providers.demo import MODELS
+
+    out: list[ModelChoice] = [
+        ModelChoice(f"demo:{m}", f"demo:{m} — {desc} [demo]", True, "offline scripted model, always available")
+        for m, desc in MODELS.items()
+    ]
+    for provider, env in KEY_ENV.items():
+        if os.environ.get(env):
+            for model in pricing.table().get(provider, {}):
+                out.append(ModelChoice(f"{provider}:{model}", f"{provider}:{model}", False, f"${env} is set"))
+    configured = list(settings.models) if settings else []
+    endpoints = settings.endpoints if settings else {}
+    seen = {c.id for c in out}
+    for model_id in configured:
+        if model_id in seen or ":" not in model_id:
+            continue
+        provider = model_id.split(":", 1)[0]
+        reason = None
+        if provider in endpoints:
+            reason = f"endpoint {provider!r} at {endpoints[provider].base_url}"
+        elif provider == "litellm":
+            reason = "configured; litellm reads the route's key from its usual env var"
+        elif provider in KEY_ENV and os.environ.get(KEY_ENV[provider]):
+            reason = f"${KEY_ENV[provider]} is set"
+        if reason:
+            out.append(ModelChoice(model_id, model_id, False, reason))
+            seen.add(model_id)
+    return out

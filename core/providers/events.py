@@ -48,6 +48,8 @@ class Error:
     #: True when nothing was streamed yet, so a retry cannot duplicate output.
     before_first_byte: bool = False
     t: float = field(default_factory=now)
+    #: Seconds the server asked us to wait (HTTP retry-after), when it said so.
+    retry_after: float | None = None
 
 
 StreamEvent = Delta | Usage | Done | Error

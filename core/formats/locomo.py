@@ -1,0 +1,271 @@
+"""LoCoMo (Maharana et al., 2024): very long two-person conversations with QA over them.
+
+Input: the released ``locomo10.json`` (a list of samples) or one sample object::
+
+    {"sample_id", "conversation": {"speaker_a", "speaker_b", "session_<N>_date_time",
+                                   "session_<N>": [{"speaker", "dia_id", "text", "img_url"?, "blip_caption"?}]},
+     "qa": [{"question", "answer" | "adversarial_answer", "evidence": ["D1:3"], "category"}],
+     "event_summary", "observation", "session_summary"}
+
+Mapping (our choices, written down because LoCoMo is two people, not a user and an assistant):
+
+* ``user_speaker`` ("a" or "b", default "a") says whose history this is: that speaker's turns are
+  ``user``, the other speaker's ``assistant``. One sample -> one UserBundle ``locomo-<sample_id>``
+  named after the user speaker; the other speaker's name is in ``User.meta["other_speaker"]``.
+* ``session_<N>`` -> a ``life_event`` session, in numeric N order (LoCoMo reveals background and
+  events, it has no tested preference sessions). ``Session.date`` comes from strings such as
+  ``4:04 pm on 20 January, 2023``; the raw string, the session summary and the event summary are
+  kept in ``Session.meta``. Consecutive turns by one speaker stay separate turns (the model allows
+  it; merging would break the one-dia_id-per-turn link). ``dia_id`` -> ``Turn.source_id``.
+* A shared image is appended to its turn as ``[shares an image: <blip caption>]`` (LoCoMo's own
+  prompts describe images by that caption); URLs stay in ``Session.meta["images"]``.
+* Each QA item -> an open Query; evidence dia_ids -> ``evidence_turns``. Ids that resolve to no
+  turn are dropped with a note. Category 5 (adversarial) questions are unanswerable by design:
+  the answer is "Not mentioned in the conversation" and the trap answer is kept in meta.
+* ``observation`` items about the user speaker -> gold Attributes with their evidence turns;
+  ``event_summary`` items about the user speaker -> ``User.life_events`` (dated).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from core.formats import shapes
+from core.formats.base import ImportResult
+from core.formats.errors import FormatError, from_validation
+from core.formats.reading import DEFAULT_MAX_BYTES, expect_type
+from core.model import UserBundle, turn_ref
+
+NAME = "locomo"
+ADVERSARIAL_CATEGORY = 5
+UNANSWERABLE = "Not mentioned in the conversation"
+_SESSION_KEY = re.compile(r"^session_(\d+)$")
+_DATE = re.compile(r"(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})")
+_MONTHS = {m: i for i, m in enumerate(
+    ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+     "november", "december"], start=1)}
+_TURN_KEYS = frozenset({"speaker", "dia_id", "text", "img_url", "blip_caption"})
+
+
+def detect(path: Path) -> bool:
+    if not path.is_file() or path.suffix.lower() != ".json":
+        return False
+    head = shapes.head_text(path)
+    if re.search(r'"speaker_a"\s*:', head) or re.search(r'"session_1_date_time"\s*:', head):
+        return True
+    # The qa list comes first in the released file and may fill the head on its own.
+    return all(re.search(rf'"{k}"\s*:', head) for k in ("qa", "evidence", "category")) and '"D1:' in head
+
+
+def parse_date(raw: str) -> dt.date | None:
+    """``4:04 pm on 20 January, 2023`` -> 2023-01-20 (time of day dropped: Session.date is a date)."""
+    m = _DATE.search(raw)
+    if not m or m.group(2).lower() not in _MONTHS:
+        return None
+    try:
+        return dt.date(int(m.group(3)), _MONTHS[m.group(2).lower()], int(m.group(1)))
+    except ValueError:
+        return None
+
+
+def load(path: Path, max_bytes: int = DEFAULT_MAX_BYTES, *, user_speaker: str = "a") -> ImportResult:
+    if user_speaker not in ("a", "b"):
+        raise FormatError(path.name, f"user_speaker: expected 'a' or 'b', got {user_speaker!r}")
+    data = shapes.load_json(path, max_bytes)
+    samples = data if isinstance(data, list) else [data]
+    expect_type(path.name, data, (list, dict), "")
+    if not samples:
+        raise FormatError(path.name, "file holds no samples")
+    result = ImportResult(format=NAME)
+    seen: dict[str, int] = {}
+    for i, sample in enumerate(samples):
+        record = f"record {i}" if isinstance(data, list) else None
+        try:
+            bundle = _Sample(path.name, record, sample, user_speaker, result.notes).bundle()
+        except ValidationError as exc:  # a backstop: the shape checks should leave nothing to refuse
+            raise from_validation(path.name, exc, record=record) from exc
+        if bundle.user.id in seen:
+            raise FormatError(path.name, f"duplicate sample id {bundle.user.meta['sample_id']!r}, also record "
+                              f"{seen[bundle.user.id]}", record=record, path="sample_id")
+        seen[bundle.user.id] = i
+        result.bundles.append(bundle)
+    return result
+
+
+class _Sample:
+    """One LoCoMo sample being translated; holds the dia_id index the QA and observations need."""
+
+    def __init__(self, source: str, record: str | None, raw: object, user_speaker: str, notes: list[str]):
+        self.source, self.record, self.notes = source, record, notes
+        expect_type(source, raw, dict, "", record)
+        assert isinstance(raw, dict)
+        self.raw = raw
+        self.conv: dict = shapes.get(source, raw, "conversation", dict, "", record)  # type: ignore[assignment]
+        a = shapes.text(source, self.conv, "speaker_a", "conversation", record, non_empty=True)
+        b = shapes.text(source, self.conv, "speaker_b", "conversation", record, non_empty=True)
+        self.user, self.other = (a, b) if user_speaker == "a" else (b, a)
+        sample_id = shapes.get(source, raw, "sample_id", (str, int), "", record, required=False)
+        self.sample_id = str(sample_id) if sample_id not in (None, "") else (record or "0").replace("record ", "")
+        self.uid = f"locomo-{self.sample_id}"
+        self.refs: dict[str, str] = {}  # dia_id -> turn ref
+
+    def bundle(self) -> UserBundle:
+        sessions = self._sessions()
+        if not sessions:
+            raise FormatError(self.source, "expected at least one session_<N> list, found none",
+                              record=self.record, path="conversation")
+        raw = {
+            "user": {"id": self.uid, "name": self.user, "source": NAME, "life_events": self._life_events(),
+                     "meta": {"sample_id": self.sample_id, "other_speaker": self.other}},
+            "sessions": sessions,
+            "queries": self._queries(),
+            "attributes": self._attributes(),
+        }
+        return UserBundle.model_validate(raw)
+
+    # -- sessions -------------------------------------------------------------------------------
+    def _sessions(self) -> list[dict]:
+        numbers = sorted(int(m.group(1)) for k in self.conv if (m := _SESSION_KEY.match(k)))
+        summaries = self.raw.get("session_summary") if isinstance(self.raw.get("session_summary"), dict) else {}
+        events = self.raw.get("event_summary") if isinstance(self.raw.get("event_summary"), dict) else {}
+        out, undated = [], 0
+        for n in numbers:
+            key = f"session_{n}"
+            turns_raw = shapes.get(self.source, self.conv, key, list, "conversation", self.record)
+            if not turns_raw:
+                continue  # an empty session has nothing to import (and a Session needs a turn)
+            sid = f"{self.uid}-s{n:02d}"
+            when = shapes.text(self.source, self.conv, f"{key}_date_time", "conversation", self.record,
+                               required=False)
+            date = parse_date(when) if when else None
+            undated += date is None
+            meta: dict = {"session_number": n}
+            if when:
+                meta["date_time"] = when
+            if isinstance(summaries.get(f"{key}_summary"), str):
+                meta["summary"] = summaries[f"{key}_summary"]
+            if f"events_{key}" in events:
+                meta["events"] = events[f"events_{key}"]
+            turns, images = self._turns(key, sid, turns_raw)  # type: ignore[arg-type]
+            if images:
+                meta["images"] = images
+            out.append({"id": sid, "date": date, "kind": "life_event", "title": f"Session {n}",
+                        "turns": turns, "meta": meta})
+        if undated:
+            self.notes.append(f"{self._where()}: {undated} session(s) without a readable date_time were left undated")
+        return out
+
+    def _turns(self, key: str, sid: str, items: list) -> tuple[list[dict], dict]:
+        turns, images = [], {}
+        for t, item in enumerate(items):
+            where = f"conversation.{key}[{t}]"
+            expect_type(self.source, item, dict, where, self.record)
+            speaker = shapes.text(self.source, item, "speaker", where, self.record)
+            dia_id = shapes.text(self.source, item, "dia_id", where, self.record, non_empty=True)
+            content = shapes.text(self.source, item, "text", where, self.record)
+            if speaker not in (self.user, self.other):
+                raise FormatError(self.source, f"expected {self.user!r} or {self.other!r}, got {speaker!r}",
+                                  record=self.record, path=f"{where}.speaker")
+            if dia_id in self.refs:
+                raise FormatError(self.source, f"duplicate dia_id {dia_id!r}", record=self.record,
+                                  path=f"{where}.dia_id")
+            caption = item.get("blip_caption")
+            if isinstance(caption, str) and caption.strip():
+                content = f"{content}\n[shares an image: {caption.strip()}]"
+            extra = shapes.extras(item, {"speaker", "dia_id", "text"})
+            if extra:
+                images[dia_id] = extra
+            self.refs[dia_id] = turn_ref(sid, len(turns))  # type: ignore[arg-type]
+            turns.append({"role": "user" if speaker == self.user else "assistant", "content": content,
+                          "source_id": dia_id})
+        return turns, images
+
+    # -- gold -----------------------------------------------------------------------------------
+    def _resolve(self, ids: object, where: str, dropped: list[str]) -> list[str]:
+        """dia_ids -> turn refs. Tolerates "D1:3; D2:4" strings; unknown ids go to ``dropped``."""
+        items = [ids] if isinstance(ids, str) else ids if isinstance(ids, list) else []
+        out = []
+        for item in items:
+            for dia_id in re.split(r"[;,\s]+", item) if isinstance(item, str) else [repr(item)]:
+                if not dia_id:
+                    continue
+                if dia_id in self.refs:
+                    out.append(self.refs[dia_id])
+                else:
+                    dropped.append(f"{where}: {dia_id}")
+        return list(dict.fromkeys(out))
+
+    def _queries(self) -> list[dict]:
+        qa = shapes.get(self.source, self.raw, "qa", list, "", self.record, required=False, default=[])
+        out, dropped = [], []
+        for k, item in enumerate(qa):  # type: ignore[arg-type]
+            where = f"qa[{k}]"
+            expect_type(self.source, item, dict, where, self.record)
+            question = shapes.text(self.source, item, "question", where, self.record, non_empty=True)
+            category = shapes.get(self.source, item, "category", int, where, self.record, required=False)
+            meta: dict = {"category": category} if category is not None else {}
+            answer = item.get("answer")
+            if "adversarial_answer" in item:
+                meta["adversarial_answer"] = item["adversarial_answer"]
+            if answer is None and category == ADVERSARIAL_CATEGORY:
+                answer = UNANSWERABLE
+            if isinstance(answer, (dict, list)):
+                raise FormatError(self.source, f"expected a string or a number, got {type(answer).__name__}",
+                                  record=self.record, path=f"{where}.answer")
+            ids = shapes.get(self.source, item, "evidence", (list, str), where, self.record, required=False)
+            evidence = self._resolve(ids, where, dropped)
+            out.append({"id": f"{self.uid}-qa{k:03d}", "kind": "open", "text": question,
+                        "answer": None if answer is None else str(answer), "evidence_turns": evidence,
+                        "meta": meta})
+        if dropped:
+            self.notes.append(f"{self._where()}: dropped {len(dropped)} QA evidence id(s) that match no turn "
+                              f"({', '.join(dropped[:5])}{' …' if len(dropped) > 5 else ''})")
+        return out
+
+    def _attributes(self) -> list[dict]:
+        obs = self.raw.get("observation")
+        if not isinstance(obs, dict):
+            return []
+        out, dropped, skipped = [], [], 0
+        for n, key in enumerate(sorted(obs, key=_session_order)):
+            per_speaker = obs[key]
+            items = per_speaker.get(self.user) if isinstance(per_speaker, dict) else None
+            for j, item in enumerate(items if isinstance(items, list) else []):
+                # Each item is [statement, dia_id or [dia_ids]]; anything else is skipped, not fatal.
+                if not (isinstance(item, list) and item and isinstance(item[0], str) and item[0].strip()):
+                    skipped += 1
+                    continue
+                where = f"observation.{key}.{self.user}[{j}]"
+                refs = self._resolve(item[1] if len(item) > 1 else [], where, dropped)
+                out.append({"id": f"{self.uid}-obs-{n + 1:02d}-{j:02d}", "text": item[0],
+                            "evidence_turns": refs, "source": "gold"})
+        if dropped:
+            self.notes.append(f"{self._where()}: dropped {len(dropped)} observation evidence id(s) that match no turn")
+        if skipped:
+            self.notes.append(f"{self._where()}: skipped {skipped} observation(s) that are not [statement, dia_ids]")
+        return out
+
+    def _life_events(self) -> list[dict]:
+        events = self.raw.get("event_summary")
+        if not isinstance(events, dict):
+            return []
+        out = []
+        for key in sorted(events, key=_session_order):
+            block = events[key]
+            if not isinstance(block, dict) or not isinstance(block.get(self.user), list):
+                continue
+            date = parse_date(block["date"]) if isinstance(block.get("date"), str) else None
+            out += [{"date": date, "event": e} for e in block[self.user] if isinstance(e, str) and e.strip()]
+        return out
+
+    def _where(self) -> str:
+        return f"{self.source}: {self.record}" if self.record else self.source
+
+
+def _session_order(key: str) -> int:
+    m = re.search(r"(\d+)", key)
+    return int(m.group(1)) if m else 0

@@ -1,0 +1,85 @@
+"""Aggregating judgments without mixing what must not be mixed.
+
+Rules every aggregate in prefscope follows (and these helpers enforce):
+
+- heuristic judgments (``demo:heuristic``) are NEVER pooled with LLM-judge scores; they are
+  aggregated on their own when asked for explicitly (``source="heuristic"``);
+- human judgments are a separate source (``source="human"``), compared with LLM ones through
+  agreement statistics, not averaged with them;
+- parse failures carry no score: they are counted (``failed``), never read as 0;
+- different judge models, prompt versions and dimensions are separate groups.
+
+Helpers accept anything with the Judgment attributes (``core.judges.base.Judgment`` or the
+stored rows of ``storage.runs.StoredJudgment``).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+from core.metrics import bootstrap_ci, cohen_kappa, spearman
+
+Source = Literal["llm", "heuristic", "human"]
+
+
+def source_of(j) -> Source:
+    if getattr(j, "human", False):
+        return "human"
+    if getattr(j, "heuristic", False):
+        return "heuristic"
+    return "llm"
+
+
+def only(judgments: Iterable, source: Source = "llm") -> list:
+    """Judgments of one source. The default keeps LLM judges only: heuristic and human are out."""
+    return [j for j in judgments if source_of(j) == source]
+
+
+@dataclass(frozen=True)
+class Group:
+    kind: str
+    dimension: str
+    judge_model: str
+    prompt_version: str
+    source: Source
+    n: int
+    failed: int
+    mean: float | None
+    ci_low: float | None
+    ci_high: float | None
+
+
+def summarize(judgments: Iterable, source: Source = "llm") -> list[Group]:
+    """Mean score (with a bootstrap 95% interval) per kind × dimension × judge model × prompt
+    version, within ONE source. Failures are counted in ``failed``."""
+    groups: dict[tuple, list] = defaultdict(list)
+    for j in only(judgments, source):
+        groups[(j.kind, j.dimension, j.judge_model, j.prompt_version)].append(j)
+    out = []
+    for (kind, dim, model, version), js in sorted(groups.items()):
+        scores = [j.score for j in js if j.parse_ok and j.score is not None]
+        lo, hi = bootstrap_ci(scores)
+        out.append(Group(kind, dim, model, version, source, len(scores), len(js) - len(scores),
+                         sum(scores) / len(scores) if scores else None, lo, hi))
+    return out
+
+
+@dataclass(frozen=True)
+class Agreement:
+    n: int
+    kappa: float | None
+    spearman: float | None
+
+
+def agreement(a: Iterable, b: Iterable, *, key=lambda j: (j.response_id, j.kind, j.dimension)) -> Agreement:
+    """Agreement between two sets of judgments (e.g. human vs an LLM judge) on the items both
+    scored successfully, matched by ``key`` (default: response, kind, dimension)."""
+    left = {key(j): j.score for j in a if j.parse_ok and j.score is not None}
+    right = {key(j): j.score for j in b if j.parse_ok and j.score is not None}
+    common = sorted(set(left) & set(right), key=repr)
+    xs = [left[k] for k in common]
+    ys = [right[k] for k in common]
+    return Agreement(len(common), cohen_kappa(xs, ys) if common else None, spearman(xs, ys) if len(common) > 1 else None)

@@ -1,0 +1,54 @@
+"""Judge prompt templates as data: ``core/judges/prompts/<family>.toml``.
+
+Each table carries ``version`` (the prompt version id stored with every judgment, e.g.
+``realpref-rubric-v1``; a file-level ``version`` is the default for its tables), ``source``
+(citation) and ``verbatim`` (published text vs prefscope's own wording). ``{name}`` placeholders
+are filled by plain replacement of the names given, so the braces of JSON examples pass through.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+
+
+@dataclass(frozen=True)
+class Template:
+    family: str
+    key: str
+    version: str
+    source: str
+    verbatim: bool
+    fields: dict
+
+    def text(self, name: str, **values: object) -> str:
+        try:
+            return fill(self.fields[name], **values)
+        except KeyError:
+            raise KeyError(f"template {self.family}.{self.key} has no field {name!r}") from None
+
+
+@lru_cache(maxsize=None)
+def family(name: str) -> dict:
+    raw = resources.files("core.judges").joinpath("prompts", f"{name}.toml").read_text(encoding="utf-8")
+    return tomllib.loads(raw)
+
+
+def template(family_name: str, key: str) -> Template:
+    data = family(family_name)
+    if key not in data or not isinstance(data[key], dict):
+        raise KeyError(f"no table [{key}] in core/judges/prompts/{family_name}.toml")
+    table = data[key]
+    version = table.get("version") or data.get("version") or ""
+    if not version:
+        raise KeyError(f"core/judges/prompts/{family_name}.toml [{key}] has no version id")
+    return Template(family_name, key, version, table.get("source", ""), bool(table.get("verbatim", False)),
+                    dict(table))
+
+
+def fill(text: str, **values: object) -> str:
+    for name, value in values.items():
+        text = text.replace("{" + name + "}", str(value))
+    return text

@@ -1,0 +1,42 @@
+"""Prompt templates as data: ``core/methods/templates/<family>.toml``, each table with ``text``
+(or example fields), ``source`` (citation) and ``verbatim`` (published text vs prefscope's own).
+
+Placeholders are ``{name}`` and are filled by plain replacement of the names given, so braces in
+published text (JSON schemas, ``{{output:step}}`` markers) pass through untouched.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from functools import lru_cache
+from importlib import resources
+
+
+@lru_cache(maxsize=None)
+def family(name: str) -> dict[str, dict]:
+    """All templates of one family (one TOML file)."""
+    text = resources.files("core.methods").joinpath("templates", f"{name}.toml").read_text(encoding="utf-8")
+    return tomllib.loads(text)
+
+
+def template(family_name: str, key: str) -> dict:
+    try:
+        return family(family_name)[key]
+    except KeyError:
+        raise KeyError(f"no template {key!r} in core/methods/templates/{family_name}.toml") from None
+
+
+def text(family_name: str, key: str, **values: object) -> str:
+    """A template's text with ``{name}`` placeholders filled."""
+    return fill(template(family_name, key)["text"], **values)
+
+
+def fill(text: str, **values: object) -> str:
+    for name, value in values.items():
+        text = text.replace("{" + name + "}", str(value))
+    return text
+
+
+def sources(family_name: str) -> dict[str, str]:
+    """Template key -> citation (for the Prompt tab and the README)."""
+    return {k: v.get("source", "") for k, v in family(family_name).items()}

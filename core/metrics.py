@@ -1,0 +1,192 @@
+"""The papers' metrics, in plain numpy: no judge, no storage, just numbers in and out.
+
+- accuracy (MCQ / true-false; RealPref random baselines 0.25 and 0.5)
+- binary precision / recall / F1 (relevance vs gold or human labels; Re-Centering)
+- checklist precision / recall / F1 with partial credit (CUPID preference matching, seed 003 §2.3:
+  Fully = 1, Partially = 0.5, Not covered = 0; precision over inferred items, recall over gold
+  items; micro-averaged over instances)
+- Cohen's kappa and Spearman's rho (human vs LLM agreement)
+- InterPref pass rate over swapped orders and Bradley–Terry coefficients fitted by cross-entropy
+  on a win-rate matrix (seed 002 §4.1 and Appendix C)
+- bootstrap confidence intervals for any mean
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+COVERAGE = {"fully": 1.0, "partially": 0.5, "not": 0.0}
+
+
+@dataclass(frozen=True)
+class PRF:
+    precision: float | None
+    recall: float | None
+    f1: float | None
+
+
+def _f1(p: float | None, r: float | None) -> float | None:
+    if p is None or r is None:
+        return None
+    return 0.0 if p + r == 0 else 2 * p * r / (p + r)
+
+
+def accuracy(correct: Sequence[bool]) -> float | None:
+    return sum(bool(c) for c in correct) / len(correct) if correct else None
+
+
+def binary_prf(predicted: Sequence[bool], gold: Sequence[bool]) -> PRF:
+    if len(predicted) != len(gold):
+        raise ValueError(f"predicted has {len(predicted)} labels, gold has {len(gold)}")
+    tp = sum(1 for p, g in zip(predicted, gold) if p and g)
+    n_pred = sum(1 for p in predicted if p)
+    n_gold = sum(1 for g in gold if g)
+    precision = tp / n_pred if n_pred else None
+    recall = tp / n_gold if n_gold else None
+    return PRF(precision, recall, _f1(precision, recall))
+
+
+def checklist_prf(instances: Sequence[tuple[Sequence[float], Sequence[float]]]) -> PRF:
+    """Micro-averaged P/R/F1 with partial credit.
+
+    Each instance is ``(inferred_item_coverage, gold_item_coverage)``: for every item of the
+    inferred preference, how far the gold preference covers it (1 / 0.5 / 0), and for every gold
+    item, how far the inferred preference covers it.
+    """
+    covered_inferred = sum(sum(inf) for inf, _ in instances)
+    n_inferred = sum(len(inf) for inf, _ in instances)
+    covered_gold = sum(sum(gold) for _, gold in instances)
+    n_gold = sum(len(gold) for _, gold in instances)
+    precision = covered_inferred / n_inferred if n_inferred else None
+    recall = covered_gold / n_gold if n_gold else None
+    return PRF(precision, recall, _f1(precision, recall))
+
+
+def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable]) -> float | None:
+    """Agreement between two raters beyond chance. None when undefined (fewer than 1 item)."""
+    if len(a) != len(b):
+        raise ValueError(f"rater A has {len(a)} labels, rater B has {len(b)}")
+    n = len(a)
+    if n == 0:
+        return None
+    labels = sorted(set(a) | set(b), key=repr)
+    observed = sum(1 for x, y in zip(a, b) if x == y) / n
+    expected = sum((list(a).count(lab) / n) * (list(b).count(lab) / n) for lab in labels)
+    if expected == 1.0:
+        return 1.0 if observed == 1.0 else 0.0
+    return (observed - expected) / (1 - expected)
+
+
+def _average_ranks(values: Sequence[float]) -> np.ndarray:
+    arr = np.asarray(values, dtype=float)
+    order = np.argsort(arr, kind="mergesort")
+    ranks = np.empty(len(arr))
+    i = 0
+    while i < len(arr):
+        j = i
+        while j + 1 < len(arr) and arr[order[j + 1]] == arr[order[i]]:
+            j += 1
+        ranks[order[i : j + 1]] = (i + j) / 2 + 1
+        i = j + 1
+    return ranks
+
+
+def spearman(x: Sequence[float], y: Sequence[float]) -> float | None:
+    """Spearman's rho with average ranks for ties; None when either side is constant."""
+    if len(x) != len(y):
+        raise ValueError(f"x has {len(x)} values, y has {len(y)}")
+    if len(x) < 2:
+        return None
+    rx, ry = _average_ranks(x), _average_ranks(y)
+    if rx.std() == 0 or ry.std() == 0:
+        return None
+    return float(np.corrcoef(rx, ry)[0, 1])
+
+
+def pass_rate(instances: Sequence[Sequence[bool]]) -> float | None:
+    """InterPref pass: an instance passes only if the judge matched correctly in every order
+    (4 swapped orders in the paper; chance = 0.5**4 = 6.25%)."""
+    if not instances:
+        return None
+    return sum(1 for orders in instances if orders and all(orders)) / len(instances)
+
+
+def order_disagreement(instances: Sequence[Sequence[bool]]) -> float | None:
+    """Share of instances whose swapped orders did not all agree: the judge's position bias."""
+    if not instances:
+        return None
+    return sum(1 for orders in instances if len(set(orders)) > 1) / len(instances)
+
+
+def win_rate_matrix(outcomes: Sequence[tuple[str, str, float]], models: Sequence[str]) -> np.ndarray:
+    """``outcomes`` are (model_i, model_j, score_i) with score 1 win, 0.5 draw, 0 loss.
+
+    Returns W with W[i, j] = mean score of i against j (NaN where they never met).
+    """
+    index = {m: k for k, m in enumerate(models)}
+    total = np.zeros((len(models), len(models)))
+    count = np.zeros_like(total)
+    for a, b, s in outcomes:
+        i, j = index[a], index[b]
+        total[i, j] += s
+        count[i, j] += 1
+        total[j, i] += 1 - s
+        count[j, i] += 1
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(count > 0, total / np.where(count == 0, 1, count), np.nan)
+
+
+def bradley_terry(win: np.ndarray, *, iterations: int = 5000, tol: float = 1e-10) -> np.ndarray:
+    """Coefficients xi minimising sum_ij CE(W_ij, sigmoid(xi_i - xi_j)) (seed 002, App. C).
+
+    NaN cells (pairs that never met) and the diagonal are ignored. BT is defined up to an
+    additive constant; we return coefficients centred on mean 0.
+    """
+    w = np.asarray(win, dtype=float)
+    mask = ~np.isnan(w)
+    np.fill_diagonal(mask, False)
+    target = np.where(mask, w, 0.0)
+    xi = np.zeros(w.shape[0])
+    # Newton steps on a convex objective; damped for safety.
+    for _ in range(iterations):
+        diff = xi[:, None] - xi[None, :]
+        p = 1.0 / (1.0 + np.exp(-diff))
+        resid = np.where(mask, p - target, 0.0)
+        grad = resid.sum(axis=1) - resid.sum(axis=0)
+        curv = np.where(mask, p * (1 - p), 0.0)
+        hess = -(curv + curv.T)
+        np.fill_diagonal(hess, (curv + curv.T).sum(axis=1))
+        hess += np.eye(len(xi)) * 1e-9
+        step = np.linalg.lstsq(hess, grad, rcond=None)[0]
+        xi -= step
+        xi -= xi.mean()
+        if np.max(np.abs(step)) < tol:
+            break
+    return xi
+
+
+def bt_cross_entropy(win: np.ndarray, xi: np.ndarray) -> float:
+    """The objective of :func:`bradley_terry` (for tests and reports)."""
+    w = np.asarray(win, dtype=float)
+    mask = ~np.isnan(w)
+    np.fill_diagonal(mask, False)
+    p = 1.0 / (1.0 + np.exp(-(xi[:, None] - xi[None, :])))
+    eps = 1e-12
+    ce = -(np.where(mask, w, 0) * np.log(p + eps) + (1 - np.where(mask, w, 0)) * np.log(1 - p + eps))
+    return float(np.where(mask, ce, 0).sum())
+
+
+def bootstrap_ci(values: Sequence[float], *, stat: Callable[[np.ndarray], float] = np.mean,
+                 n: int = 2000, level: float = 0.95, seed: int = 0) -> tuple[float | None, float | None]:
+    """Percentile bootstrap interval of ``stat``; (None, None) for fewer than 2 values."""
+    arr = np.asarray([v for v in values if v is not None], dtype=float)
+    if len(arr) < 2:
+        return (None, None)
+    rng = np.random.default_rng(seed)
+    samples = rng.choice(arr, size=(n, len(arr)), replace=True)
+    stats = np.apply_along_axis(stat, 1, samples)
+    alpha = (1 - level) / 2
+    return (float(np.quantile(stats, alpha)), float(np.quantile(stats, 1 - alpha)))

@@ -1,0 +1,55 @@
+"""From a RunSpec to the PromptPlan the engine sends: build the context, apply the method,
+check every model's context window. Shared by the TUI, `prefscope run` and `prefscope batch`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from core.context import build_context, check_window
+from core.model import FillerPool, UserBundle
+from core.plan import ContextEntry, PromptPlan
+from core.ports import EmbeddingCache, SummaryCache
+from core.run import RunSpec
+from core.settings import Settings
+
+
+def prepare_plan(spec: RunSpec, bundle: UserBundle, filler_pools: Iterable[FillerPool], settings: Settings,
+                 *, embedding_cache: EmbeddingCache | None = None, summary_cache: SummaryCache | None = None,
+                 windows: dict[str, int | None] | None = None) -> PromptPlan:
+    """The exact plan for ``spec``. Raises ``core.context.ContextError`` (with the numbers) when
+    the context does not fit a model's window and ``spec.force`` is off.
+
+    ``windows`` maps model id -> context window; missing ids are asked of their provider.
+    """
+    from core import methods
+    from core.methods.base import MethodOptions
+
+    query = bundle.query(spec.query_id)
+    opts = spec.method_options
+    ctx = build_context(
+        bundle, query=query, expression_type=spec.expression_type, config=spec.context, seed=spec.seed,
+        filler_pools=filler_pools, session_ids=opts.get("session_ids"), summary_cache=summary_cache,
+    )
+    options = MethodOptions(
+        k=int(opts.get("k", 5)), retriever=str(opts.get("retriever", "embedding")),
+        embedding_model=str(opts.get("embedding_model", settings.embedding_model)), embedding_cache=embedding_cache,
+    )
+    plan = methods.plan(spec.method, ctx, query, options)
+    plan.context = [ContextEntry(session_id=cs.key, tokens=cs.tokens, filler=cs.is_filler) for cs in ctx.sessions]
+    for note in window_notes(spec, plan, settings, windows or {}):
+        plan.notes.append(note)
+    return plan
+
+
+def window_notes(spec: RunSpec, plan: PromptPlan, settings: Settings, windows: dict[str, int | None]) -> list[str]:
+    """Refuse (raise) or note, per model, a prompt larger than the model's context window."""
+    from core.providers import get_provider
+
+    notes = []
+    biggest = max(s.tokens for s in plan.steps)
+    for model in spec.models:
+        window = windows[model.id] if model.id in windows else get_provider(model, settings).context_window(model)
+        note = check_window(biggest, window, spec.force)
+        if note:
+            notes.append(f"{model.id}: {note}")
+    return notes

@@ -1,0 +1,138 @@
+"""``anthropic:<model>`` – the Messages API, streamed, through the official ``anthropic`` SDK.
+
+``anthropic`` (~2.5 s to import) and its transport ``httpx2`` are imported only when this module
+is. Mapping: system messages are joined into ``system=``; ``max_tokens`` is required by the API
+(default 1024); anthropic 2.x has no ``temperature`` keyword, so it goes in ``extra_body``;
+``reasoning_effort`` becomes ``output_config.effort`` (low/medium/high/xhigh/max, newer models
+only); ``seed`` has no Anthropic equivalent and is ignored. ``base_url`` is the server root
+without ``/v1`` (a trailing ``/v1`` is stripped, since the SDK adds it).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator
+
+import anthropic
+import httpx2
+
+from core.plan import Message
+from core.providers import pricing
+from core.providers.base import ModelSpec
+from core.providers.events import Delta, Done, Error, StreamEvent, Usage
+from core.providers.failures import Family, classify
+from core.providers.streaming import StreamState, guarded
+
+DEFAULT_MAX_TOKENS = 1024
+NO_KEY = "not-needed"
+
+
+def root_url(base_url: str | None) -> str | None:
+    if not base_url:
+        return None
+    url = base_url.rstrip("/")
+    return url[: -len("/v1")] if url.endswith("/v1") else url
+
+
+class AnthropicProvider:
+    #: Read by the engine: the SDK already retries before the first byte (max_retries).
+    retries_itself = True
+
+    def __init__(
+        self,
+        *,
+        name: str = "anthropic",
+        api_key_env: str = "ANTHROPIC_API_KEY",
+        max_retries: int = 2,
+        read_timeout_s: float = 60.0,
+        connect_timeout_s: float = 10.0,
+        default_max_tokens: int = DEFAULT_MAX_TOKENS,
+    ):
+        self.name = name
+        self.api_key_env = api_key_env
+        self.max_retries = max_retries
+        self.read_timeout_s = read_timeout_s
+        self.connect_timeout_s = connect_timeout_s
+        self.default_max_tokens = default_max_tokens
+        self._family = Family(
+            status_error=(anthropic.APIStatusError,),
+            timeout_error=(anthropic.APITimeoutError,),
+            connection_error=(anthropic.APIConnectionError,),
+            api_error=(anthropic.APIError,),
+            read_timeout=(httpx2.ReadTimeout,),
+            transport_error=(httpx2.TransportError,),
+            connect_error=(httpx2.ConnectError, httpx2.ConnectTimeout),
+            key_env=api_key_env,
+            retries=max_retries,
+        )
+
+    async def stream(self, spec: ModelSpec, messages: list[Message]) -> AsyncIterator[StreamEvent]:
+        base_url = root_url(spec.base_url)
+        label = f"{self.name} at {base_url}" if base_url else self.name
+        key = os.environ.get(self.api_key_env)
+        if not key and not base_url:
+            yield Error(
+                f"{self.api_key_env} is not set: export it to use {spec.id}", kind="config", before_first_byte=True
+            )
+            return
+        producer = self._produce(spec, messages, base_url, key or NO_KEY)
+        async for event in guarded(producer, timeout_s=spec.params.timeout_s, label=label, classify=self._classify):
+            yield event
+
+    def cost_usd(self, spec: ModelSpec, input_tokens: int | None, output_tokens: int | None) -> float | None:
+        if spec.base_url:
+            return None
+        return pricing.cost_usd("anthropic", spec.model, input_tokens, output_tokens)
+
+    def context_window(self, spec: ModelSpec) -> int | None:
+        return None if spec.base_url else pricing.context_window("anthropic", spec.model)
+
+    def _classify(self, exc: BaseException, state: StreamState) -> Error:
+        return classify(exc, state, self._family)
+
+    def request_kwargs(self, spec: ModelSpec, messages: list[Message]) -> dict:
+        p = spec.params
+        system = "\n\n".join(m.content for m in messages if m.role == "system")
+        kwargs: dict = {
+            "model": spec.model,
+            "max_tokens": p.max_tokens or self.default_max_tokens,
+            "messages": [{"role": m.role, "content": m.content} for m in messages if m.role != "system"],
+            "stream": True,
+        }
+        if system:
+            kwargs["system"] = system
+        if p.reasoning_effort:
+            kwargs["output_config"] = {"effort": p.reasoning_effort}
+        if p.temperature is not None:
+            kwargs["extra_body"] = {"temperature": p.temperature}
+        return kwargs
+
+    async def _produce(self, spec: ModelSpec, messages: list[Message], base_url: str | None, key: str):
+        timeout = anthropic.Timeout(
+            spec.params.timeout_s,
+            connect=self.connect_timeout_s,
+            read=min(self.read_timeout_s, spec.params.timeout_s),
+        )
+        client = anthropic.AsyncAnthropic(api_key=key, base_url=base_url, max_retries=self.max_retries, timeout=timeout)
+        try:
+            stream = await client.messages.create(**self.request_kwargs(spec, messages))
+            input_tokens = output_tokens = None
+            finish = None
+            async with stream:
+                async for event in stream:
+                    kind = event.type
+                    if kind == "message_start":
+                        input_tokens = event.message.usage.input_tokens
+                        output_tokens = event.message.usage.output_tokens
+                    elif kind == "content_block_delta":
+                        if event.delta.type == "text_delta" and event.delta.text:
+                            yield Delta(event.delta.text)
+                    elif kind == "message_delta":
+                        if event.usage is not None and event.usage.output_tokens is not None:
+                            output_tokens = event.usage.output_tokens
+                        finish = event.delta.stop_reason or finish
+            if input_tokens is not None or output_tokens is not None:
+                yield Usage(input_tokens, output_tokens)
+            yield Done(finish)
+        finally:
+            await client.close()

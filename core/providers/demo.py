@@ -1,0 +1,258 @@
+"""``demo:*`` – deterministic scripted models that stream offline. Always labelled demo; cost 0.
+
+They read only the messages (plus optional *hints*), so each behaves like a recognisable kind of
+model on any prompt:
+
+- ``demo:generic``   ignores the history: a helpful, templated answer built from the question's
+  keywords; MCQ/TF answers are picked deterministically from a hash of the question.
+- ``demo:retrieval`` finds the earlier user turn most similar to the question (TF-IDF over the
+  user's earlier messages, or ``User:`` lines inside a single prompt) and leans on it ("Since you
+  mentioned …"); MCQ → the option overlapping that turn most; TF → yes iff they overlap.
+- ``demo:oracle``    an upper bound, given the gold preference through ``hints``; MCQ/TF → the
+  gold answer when ``hints`` has it, else the option closest to the preference.
+- ``demo:flaky``     a generic answer that fails mid-stream (to show the error pane).
+- ``demo:slow``      a generic answer at one eighth of the pace, after a pause.
+
+Hints (for the engine): ``DemoProvider.stream(spec, messages, hints=None)`` accepts, for demo
+models only, a dict with any of ``gold_preference`` (str), ``options`` (``{"A": text, …}`` or a
+list in letter order), ``answer`` (the gold letter for MCQ, or yes/no for TF) and
+``query_kind`` / ``answer_format`` ("open" | "mcq" | "tf"). The query kind is applied only to a
+step whose prompt actually asks the question (its options appear in the last user message, or
+it asks yes/no / true/false), so a multi-step method's summary step still gets prose. Without
+hints the format is detected from the prompt. Pass hints only when ``spec.is_demo``; real
+providers do not take them (``core.providers.open_stream`` does this).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable
+
+from core.plan import Message
+from core.providers import demo_text as dt
+from core.providers.base import ModelSpec
+from core.providers.events import Delta, Done, Error, StreamEvent, Usage
+
+DEFAULT_TOKENS_PER_S = 80.0
+MODELS: dict[str, str] = {
+    "generic": "ignores the history (no-personalisation baseline)",
+    "retrieval": "leans on the most similar earlier user turn",
+    "oracle": "is given the gold preference (upper bound)",
+    "flaky": "fails mid-stream (error-pane demo)",
+    "slow": "streams at 1/8 pace (cancellation demo)",
+}
+
+_OPENERS = [
+    "Happy to help with {k0}. Here are a few ideas that work for most people:",
+    "Good question about {k0}! A balanced set of options:",
+    "Here is a general overview of {k0} and {k1}:",
+    "There are several reasonable ways to approach {k0}:",
+]
+_BULLETS = [
+    "Consider a popular, well-reviewed choice for {k} that suits most tastes.",
+    "Compare two or three options for {k} before committing.",
+    "Start simple with {k}; you can refine it once you see what works.",
+    "Check practical details for {k}: cost, timing and availability.",
+]
+_PERSONAL = [
+    "Lean towards {k} options; that fits what you have told me.",
+    "Skip anything that clashes with {k}.",
+    "Look for places or choices known for {k}.",
+]
+_CLOSERS = [
+    "Let me know if you want more detail on any of these.",
+    "Happy to narrow this down if you share more about what you need.",
+    "I can expand on any of these if that helps.",
+]
+
+
+def _pick(options: list[str], *seed: str) -> str:
+    return options[dt.stable_int(*seed) % len(options)]
+
+
+def count_tokens(text: str) -> int:
+    """``core.tokens.count_tokens`` when that module exists, else ~4 characters per token."""
+    try:
+        from core.tokens import count_tokens as real  # written in parallel; optional
+    except ImportError:
+        return max(1, len(text) // 4) if text else 0
+    try:
+        return int(real(text))
+    except (TypeError, ValueError):
+        return max(1, len(text) // 4) if text else 0
+
+
+class DemoProvider:
+    name = "demo"
+
+    def __init__(self, tokens_per_s: float = DEFAULT_TOKENS_PER_S, sleep: Callable[[float], Awaitable] = asyncio.sleep):
+        #: 0 or less means no pacing at all (tests).
+        self.tokens_per_s = tokens_per_s
+        self._sleep = sleep
+
+    @staticmethod
+    def label(spec: ModelSpec) -> str:
+        return f"{spec.id} (demo: {MODELS.get(spec.model, 'unknown demo model')})"
+
+    def cost_usd(self, spec: ModelSpec, input_tokens: int | None, output_tokens: int | None) -> float | None:
+        return 0.0  # scripted and offline: free, and known to be
+
+    def context_window(self, spec: ModelSpec) -> int | None:
+        return None
+
+    async def stream(
+        self, spec: ModelSpec, messages: list[Message], hints: dict | None = None
+    ) -> AsyncIterator[StreamEvent]:
+        kind = spec.model
+        if kind not in MODELS:
+            yield Error(f"unknown demo model {spec.id!r}; available: " + ", ".join(f"demo:{m}" for m in MODELS),
+                        kind="config", before_first_byte=True)
+            return
+        hints = hints or {}
+        prompt = apply_hints(dt.read_prompt(messages), messages, hints)
+        if kind == "oracle" and not oracle_can_answer(prompt, hints):
+            yield Error("demo:oracle needs the query's gold preference (engine hints); this query has none — "
+                        "pick demo:generic or demo:retrieval", kind="config", before_first_byte=True)
+            return
+        text = compose(kind, prompt, hints)
+        pace = self.tokens_per_s / 8 if kind == "slow" else self.tokens_per_s
+        pieces = dt.tokenize_for_stream(text)
+        fail_at = len(pieces) * 3 // 5 if kind == "flaky" else None
+        if kind == "slow" and pace > 0:
+            await self._sleep(min(1.5, 20 / pace))
+        streamed = 0
+        for i, piece in enumerate(pieces):
+            if fail_at is not None and i == fail_at:
+                yield Error("demo:flaky dropped the stream on purpose after "
+                            f"{streamed} chars (a scripted failure to show the error pane); retry to see it again",
+                            kind="transport", before_first_byte=streamed == 0)
+                return
+            await self._sleep(1.0 / pace if pace > 0 else 0)
+            streamed += len(piece)
+            yield Delta(piece)
+        yield Usage(count_tokens("\n".join(m.content for m in messages)), count_tokens(text))
+        yield Done("stop")
+
+
+def apply_hints(prompt: dt.Prompt, messages: list[Message], hints: dict) -> dt.Prompt:
+    """Adopt the query's options and kind from hints, when this step's prompt asks that question."""
+    last = next((m.content for m in reversed(messages) if m.role == "user"), "").lower()
+    opts = hints.get("options") or {}
+    options = dict(opts) if isinstance(opts, dict) else dict(zip("ABCDEFGH", opts))
+    kind = hints.get("answer_format") or hints.get("query_kind")
+    if kind == "mcq" and options:
+        shown = sum(1 for text in options.values() if text and text.lower()[:40] in last)
+        if shown >= max(1, len(options) // 2):
+            prompt.options = {k: v for k, v in options.items()}
+            prompt.answer_format = "mcq"
+    elif kind == "tf" and prompt.answer_format == "open":
+        if any(w in last for w in ("yes", "true")):
+            prompt.answer_format = "tf"
+    return prompt
+
+
+def oracle_can_answer(prompt: dt.Prompt, hints: dict) -> bool:
+    if hints.get("gold_preference"):
+        return True
+    return prompt.answer_format in ("mcq", "tf") and hints.get("answer") is not None
+
+
+# ---- behaviours ---------------------------------------------------------------------------------
+def compose(kind: str, prompt: dt.Prompt, hints: dict) -> str:
+    if kind == "retrieval":
+        return _retrieval(prompt)
+    if kind == "oracle":
+        return _oracle(prompt, hints)
+    return _generic(prompt)
+
+
+def _open_answer(prompt: dt.Prompt, lead: str | None, personal: list[str] | None = None) -> str:
+    """A templated answer: generic bullets on the question's keywords, personal ones first."""
+    q = prompt.question
+    ks = dt.keywords(q, 3) or ["this"]
+    k0, k1 = ks[0], (ks[1] if len(ks) > 1 else ks[0])
+    lines = [lead, ""] if lead else []
+    lines += [_pick(_OPENERS, q).format(k0=k0, k1=k1), ""]
+    bullets = [_PERSONAL[(dt.stable_int(q, "p") + i) % len(_PERSONAL)].format(k=k) for i, k in enumerate(personal or [])]
+    start = dt.stable_int(q, "b")
+    for i, k in enumerate(ks[: max(1, 3 - len(bullets))]):
+        bullets.append(_BULLETS[(start + i) % len(_BULLETS)].format(k=k))
+    lines += [f"{i + 1}. {b}" for i, b in enumerate(bullets)]
+    lines += ["", _pick(_CLOSERS, q, "close")]
+    return "\n".join(lines)
+
+
+def _choice_text(prompt: dt.Prompt, letter: str, why: str) -> str:
+    return f"Answer: {letter}) {prompt.options.get(letter, '')}\n\n{why}"
+
+
+def _tf_text(prompt: dt.Prompt, yes: bool, why: str) -> str:
+    word = prompt.tf_words[0] if yes else prompt.tf_words[1]
+    return f"Answer: {word}\n\n{why}"
+
+
+def _generic(prompt: dt.Prompt) -> str:
+    q = prompt.question
+    if prompt.answer_format == "mcq" and prompt.options:
+        letters = sorted(prompt.options)
+        letter = letters[dt.stable_int(q, "mcq") % len(letters)]
+        return _choice_text(prompt, letter, "This option is a sensible, widely applicable choice.")
+    if prompt.answer_format == "tf":
+        return _tf_text(prompt, dt.stable_int(q, "tf") % 2 == 0, "In general this seems reasonable.")
+    return _open_answer(prompt, None)
+
+
+def _retrieved(prompt: dt.Prompt) -> str | None:
+    match = dt.best_match(prompt.question + " " + " ".join(prompt.options.values()), prompt.user_turns)
+    if match is None or match[1] <= 0:
+        return None
+    return prompt.user_turns[match[0]]
+
+
+def _snippet(text: str, n: int = 90) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= n else text[: n - 1].rsplit(" ", 1)[0] + "…"
+
+
+def _retrieval(prompt: dt.Prompt) -> str:
+    turn = _retrieved(prompt)
+    if turn is None:
+        return _generic(prompt)
+    lead = f'Since you mentioned "{_snippet(turn)}", I took that into account.'
+    if prompt.answer_format == "mcq" and prompt.options:
+        letter = max(sorted(prompt.options), key=lambda k: dt.overlap(prompt.options[k], turn))
+        return _choice_text(prompt, letter, lead)
+    if prompt.answer_format == "tf":
+        statement = prompt.question + " " + " ".join(prompt.options.values())
+        return _tf_text(prompt, dt.overlap(turn, statement) >= 0.2, lead)
+    return _open_answer(prompt, lead, dt.keywords(turn, 1))
+
+
+def _truthy(value) -> bool | None:
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("yes", "true", "y", "t", "1"):
+        return True
+    if text in ("no", "false", "n", "f", "0"):
+        return False
+    return None
+
+
+def _oracle(prompt: dt.Prompt, hints: dict) -> str:
+    pref = str(hints.get("gold_preference") or "")
+    answer = hints.get("answer")
+    lead = f'Keeping your preference in mind ("{_snippet(pref)}"), here is my answer.' if pref else ""
+    if prompt.answer_format == "mcq" and prompt.options:
+        letter = str(answer).strip().upper()[:1] if answer is not None else ""
+        if letter not in prompt.options:
+            letter = max(sorted(prompt.options), key=lambda k: dt.overlap(prompt.options[k], pref))
+        return _choice_text(prompt, letter, lead or "This is the option aligned with your preference.")
+    if prompt.answer_format == "tf":
+        yes = _truthy(answer) if answer is not None else None
+        if yes is None:
+            statement = prompt.question + " " + " ".join(prompt.options.values())
+            yes = dt.overlap(statement, pref) >= 0.2
+        return _tf_text(prompt, yes, lead or "This matches your stated preference.")
+    body = _open_answer(prompt, lead, dt.keywords(pref, 1))
+    return body + f"\n\nEverything above is chosen to fit your preference: {pref}"

@@ -1,0 +1,140 @@
+"""Pure-Python text helpers for the demo models: prompt parsing, keywords, TF-IDF matching.
+
+Everything here is deterministic (no ``hash()``, which Python salts per process).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+from core.plan import Message
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z'\-]+")
+_OPTION = re.compile(r"^\s*\(?([A-H])[\).:]\s+(.+?)\s*$")
+_SPEAKER = re.compile(r"^\s*(user|human|me)\s*:\s*", re.I)
+_ASSISTANT = re.compile(r"^\s*(assistant|ai|bot|gpt)\s*:\s*", re.I)
+STOPWORDS = frozenset(
+    """a about above after again all also am an and any are as at be because been before being below between
+    both but by can could did do does doing down during each few for from further had has have having he her
+    here hers him his how i if in into is it its itself just let like me might more most my myself no nor not
+    now of off on once only or other our ours out over own please really recommend same she should so some
+    something such suggest than that the their theirs them then there these they this those through to too
+    under until up very want was we were what when where which while who whom why will with would you your
+    yours yourself any anything give tell know think make get got going good best help need answer question
+    option options following choose true false yes no based user assistant never ever always often usually
+    years year ten one two three four five six seven eight nine months days week weeks lot lots much many
+    thing things kind sort way ways maybe actually love hate prefer prefers preference enjoy enjoys dislike
+    dislikes""".split()
+)
+
+
+def words(text: str) -> list[str]:
+    return [w.lower().strip("'-") for w in _WORD.findall(text)]
+
+
+def content_words(text: str) -> list[str]:
+    return [w for w in words(text) if len(w) > 2 and "'" not in w and w not in STOPWORDS]
+
+
+def keywords(text: str, n: int = 3) -> list[str]:
+    """The first ``n`` distinct content words, in order of appearance (nouns, mostly)."""
+    seen: list[str] = []
+    for w in content_words(text):
+        if w not in seen:
+            seen.append(w)
+        if len(seen) == n:
+            break
+    return seen
+
+
+def stable_int(*parts: str) -> int:
+    digest = hashlib.sha256("\x1f".join(parts).encode()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+def overlap(a: str, b: str) -> float:
+    """Share of ``a``'s content words that occur in ``b`` (0–1)."""
+    wa, wb = set(content_words(a)), set(content_words(b))
+    return len(wa & wb) / len(wa) if wa else 0.0
+
+
+def best_match(query: str, candidates: list[str]) -> tuple[int, float] | None:
+    """Index and cosine score of the candidate most similar to ``query`` under TF-IDF."""
+    docs = [Counter(content_words(c)) for c in candidates]
+    if not docs:
+        return None
+    n = len(docs)
+    df: Counter = Counter()
+    for d in docs:
+        df.update(d.keys())
+    idf = {w: math.log((1 + n) / (1 + df[w])) + 1.0 for w in df}
+
+    def vec(counts: Counter) -> dict[str, float]:
+        return {w: c * idf.get(w, math.log(1 + n) + 1.0) for w, c in counts.items()}
+
+    q = vec(Counter(content_words(query)))
+    qn = math.sqrt(sum(v * v for v in q.values())) or 1.0
+    best: tuple[int, float] | None = None
+    for i, d in enumerate(docs):
+        v = vec(d)
+        dot = sum(q[w] * v[w] for w in q if w in v)
+        norm = math.sqrt(sum(x * x for x in v.values())) or 1.0
+        score = dot / (qn * norm)
+        if best is None or score > best[1] + 1e-12:
+            best = (i, score)
+    return best
+
+
+@dataclass
+class Prompt:
+    """What the demo models read from the messages."""
+
+    question: str
+    options: dict[str, str] = field(default_factory=dict)
+    answer_format: str = "open"  # open | mcq | tf
+    #: Earlier things the user said (separate messages, or ``User:`` lines inside one prompt).
+    user_turns: list[str] = field(default_factory=list)
+    tf_words: tuple[str, str] = ("Yes", "No")
+
+
+def read_prompt(messages: list[Message], answer_format: str | None = None) -> Prompt:
+    users = [m.content for m in messages if m.role == "user"]
+    last = users[-1] if users else ""
+    earlier = users[:-1]
+    options: dict[str, str] = {}
+    body_lines: list[str] = []
+    for line in last.splitlines():
+        m = _OPTION.match(line)
+        if m:
+            options[m.group(1)] = m.group(2)
+        else:
+            body_lines.append(line)
+    paragraphs = [p.strip() for p in re.split(r"\n\s*\n", "\n".join(body_lines)) if p.strip()]
+    question = next((p for p in reversed(paragraphs) if "?" in p), paragraphs[-1] if paragraphs else "")
+    context = [p for p in paragraphs if p is not question]
+    turns: list[str] = []
+    for text in earlier:
+        turns += [ln.strip() for ln in text.splitlines() if ln.strip() and not _ASSISTANT.match(ln)]
+    inline = [ln for p in context for ln in p.splitlines()]
+    prefixed = [_SPEAKER.sub("", ln).strip() for ln in inline if _SPEAKER.match(ln)]
+    turns += prefixed or [ln.strip() for ln in inline if ln.strip() and not _ASSISTANT.match(ln)]
+    lowered = last.lower()
+    fmt = answer_format
+    if fmt is None:
+        if len(options) >= 2:
+            fmt = "mcq"
+        elif re.search(r"\b(true or false|yes or no|yes/no|true/false)\b", lowered):
+            fmt = "tf"
+        else:
+            fmt = "open"
+    tf_words = ("True", "False") if "true" in lowered and "false" in lowered and "yes" not in lowered else ("Yes", "No")
+    return Prompt(question=question, options=options, answer_format=fmt, user_turns=turns, tf_words=tf_words)
+
+
+def tokenize_for_stream(text: str) -> list[str]:
+    """Split text into word-sized pieces (leading spaces kept) that join back to ``text``."""
+    return re.findall(r"\s*\S+|\s+$", text) or ([text] if text else [])

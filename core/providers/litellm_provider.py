@@ -1,0 +1,182 @@
+"""``litellm:<litellm model string>`` – anything litellm routes: ``openai/…``, ``anthropic/…``,
+``hosted_vllm/…``, ``ollama_chat/…``, Bedrock, Vertex, Together …
+
+litellm takes 5–7 s to import, so it is imported on first use, in a worker thread (the event loop
+and the other panes keep running), with its offline switches set first (providers.md). Call
+:meth:`LiteLLMProvider.preload` ahead of a run to pay that cost early.
+
+Keys come from whatever env vars litellm reads for the route. With a ``base_url`` (litellm's
+``api_base``; for ``anthropic/…`` the root WITHOUT ``/v1``) and no key for the route, a placeholder
+key is sent. Unsupported params for a route are dropped (``drop_params``), e.g. ``seed`` for
+Anthropic. Retries: litellm's openai route retries before the first byte like the openai SDK
+(``max_retries``); its anthropic route does not retry (``num_retries`` needs ``tenacity``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from collections.abc import AsyncIterator
+
+from core.plan import Message
+from core.providers.base import ModelSpec
+from core.providers.events import Delta, Done, Error, StreamEvent, Usage
+from core.providers.streaming import StreamState, guarded
+
+OFFLINE_ENV = {"LITELLM_LOCAL_MODEL_COST_MAP": "True", "LITELLM_MODE": "PRODUCTION", "HF_HUB_OFFLINE": "1"}
+#: The env var a route's key conventionally lives in; used to decide on a placeholder key.
+ROUTE_KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+NO_KEY = "not-needed"
+
+
+def load_litellm():
+    """Import litellm with its network-free settings (idempotent; slow the first time)."""
+    for key, value in OFFLINE_ENV.items():
+        os.environ.setdefault(key, value)
+    import litellm
+
+    litellm.suppress_debug_info = True
+    return litellm
+
+
+def _causes(exc: BaseException) -> list[BaseException]:
+    out: list[BaseException] = []
+    while exc is not None and exc not in out:
+        out.append(exc)
+        exc = exc.__cause__ or exc.__context__
+    return out
+
+
+class LiteLLMProvider:
+    name = "litellm"
+    #: Read by the engine: litellm's openai route retries before the first byte (max_retries).
+    retries_itself = True
+
+    def __init__(self, *, max_retries: int = 2, read_timeout_s: float = 60.0, drop_params: bool = True):
+        self.max_retries = max_retries
+        self.read_timeout_s = read_timeout_s
+        self.drop_params = drop_params
+        self._family = None
+
+    async def preload(self) -> None:
+        await asyncio.to_thread(load_litellm)
+
+    async def stream(self, spec: ModelSpec, messages: list[Message]) -> AsyncIterator[StreamEvent]:
+        try:
+            litellm = await asyncio.to_thread(load_litellm)
+        except ImportError as exc:
+            yield Error(f"litellm is not importable ({exc}); reinstall prefscope", kind="config", before_first_byte=True)
+            return
+        label = f"litellm {spec.model}" + (f" at {spec.base_url}" if spec.base_url else "")
+        producer = self._produce(litellm, spec, messages)
+        async for event in guarded(producer, timeout_s=spec.params.timeout_s, label=label, classify=self._classify):
+            yield event
+
+    def cost_usd(self, spec: ModelSpec, input_tokens: int | None, output_tokens: int | None) -> float | None:
+        if spec.base_url or input_tokens is None or output_tokens is None:
+            return None  # a self-hosted server has no list price
+        litellm = load_litellm()
+        try:
+            prompt_cost, completion_cost = litellm.cost_per_token(
+                model=spec.model, prompt_tokens=input_tokens, completion_tokens=output_tokens
+            )
+        except Exception:  # noqa: BLE001 - litellm raises several types for "not in the cost map"
+            return None
+        return float(prompt_cost + completion_cost)
+
+    def context_window(self, spec: ModelSpec) -> int | None:
+        litellm = load_litellm()
+        try:
+            info = litellm.get_model_info(spec.model)
+        except Exception:  # noqa: BLE001 - unknown model
+            return None
+        window = info.get("max_input_tokens") or info.get("max_tokens")
+        return int(window) if window else None
+
+    # ---- internals ----------------------------------------------------------------------------
+    def request_kwargs(self, spec: ModelSpec, messages: list[Message]) -> dict:
+        p = spec.params
+        kwargs: dict = {
+            "model": spec.model,
+            "messages": [{"role": m.role, "content": m.content} for m in messages],
+            "stream": True,
+            "stream_options": {"include_usage": True},
+            "timeout": min(self.read_timeout_s, p.timeout_s),
+            "max_retries": self.max_retries,
+            "drop_params": self.drop_params,
+        }
+        if spec.base_url:
+            kwargs["api_base"] = spec.base_url
+            route = spec.model.split("/", 1)[0]
+            env = ROUTE_KEY_ENV.get(route)
+            if env and not os.environ.get(env):
+                kwargs["api_key"] = NO_KEY
+        if p.temperature is not None:
+            kwargs["temperature"] = p.temperature
+        if p.max_tokens is not None:
+            kwargs["max_tokens"] = p.max_tokens
+        if p.seed is not None:
+            kwargs["seed"] = p.seed
+        if p.reasoning_effort:
+            kwargs["reasoning_effort"] = p.reasoning_effort
+        return kwargs
+
+    async def _produce(self, litellm, spec: ModelSpec, messages: list[Message]):
+        response = await litellm.acompletion(**self.request_kwargs(spec, messages))
+        usage = None
+        finish = None
+        try:
+            async for chunk in response:
+                chunk_usage = getattr(chunk, "usage", None)
+                if chunk_usage is not None:
+                    usage = chunk_usage
+                if not chunk.choices:
+                    continue
+                choice = chunk.choices[0]
+                if choice.delta is not None and choice.delta.content:
+                    yield Delta(choice.delta.content)
+                if choice.finish_reason:
+                    finish = choice.finish_reason
+        finally:
+            close = getattr(response, "aclose", None)
+            if close is not None:
+                await close()
+        if usage is not None:
+            yield Usage(usage.prompt_tokens, usage.completion_tokens)
+        yield Done(finish)
+
+    def _classify(self, exc: BaseException, state: StreamState) -> Error:
+        import httpx
+        import openai
+
+        from core.providers.failures import Family, classify, clean_message
+
+        if self._family is None:
+            self._family = Family(
+                status_error=(openai.APIStatusError,),
+                timeout_error=(openai.APITimeoutError,),
+                connection_error=(openai.APIConnectionError,),
+                api_error=(openai.APIError,),
+                read_timeout=(httpx.TimeoutException,),
+                transport_error=(httpx.TransportError,),
+                connect_error=(httpx.ConnectError, httpx.ConnectTimeout),
+                key_env="",
+                retries=self.max_retries,
+            )
+        # litellm wraps transport failures in status errors (a refused connection becomes a 500,
+        # a dropped stream a MidStreamFallbackError); the cause chain says what really happened.
+        transport = (openai.APIConnectionError, httpx.TimeoutException, httpx.TransportError, json.JSONDecodeError)
+        for cause in _causes(exc)[1:]:
+            if isinstance(cause, transport):
+                return classify(cause, state, self._family)
+        litellm = load_litellm()
+        if isinstance(exc, litellm.exceptions.MidStreamFallbackError):
+            original = getattr(exc, "original_exception", None) or exc
+            detail = clean_message(str(getattr(original, "message", None) or original))
+            return Error(
+                f"{state.label} sent an error mid-stream {state.where()}: {detail}",
+                kind="stream",
+                before_first_byte=not state.streamed,
+            )
+        return classify(exc, state, self._family)

@@ -1,0 +1,142 @@
+"""``openai:<model>`` – OpenAI Chat Completions, streamed, through the official ``openai`` SDK.
+
+With a ``base_url`` the same code talks to any OpenAI-compatible server: vLLM
+(``http://host:8000/v1``), llama.cpp ``llama-server`` (``http://host:8080/v1``), Ollama
+(``http://host:11434/v1``). Named servers from ``Settings.endpoints`` use this class too.
+
+Parameter mapping: ``max_tokens`` is sent as ``max_completion_tokens`` to api.openai.com (its
+reasoning models reject ``max_tokens``) and as ``max_tokens`` to a ``base_url`` server (what vLLM,
+llama.cpp and Ollama all accept). ``reasoning_effort``, ``seed`` and ``temperature`` are sent only
+when set. The SDK retries before the first byte (``max_retries``, default 2, honouring
+``retry-after``); nothing is retried once text has streamed.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator
+
+import httpx
+import openai
+
+from core.plan import Message
+from core.providers import pricing
+from core.providers.base import ModelSpec
+from core.providers.events import Delta, Done, Error, StreamEvent, Usage
+from core.providers.failures import Family, classify
+from core.providers.streaming import StreamState, guarded
+
+#: Key placeholder for keyless local servers (the SDK refuses an empty key).
+NO_KEY = "not-needed"
+
+
+class OpenAIChatProvider:
+    #: Read by the engine: the SDK already retries before the first byte (max_retries).
+    retries_itself = True
+
+    def __init__(
+        self,
+        *,
+        name: str = "openai",
+        base_url: str | None = None,
+        api_key_env: str | None = "OPENAI_API_KEY",
+        max_retries: int = 2,
+        read_timeout_s: float = 60.0,
+        connect_timeout_s: float = 10.0,
+    ):
+        self.name = name
+        self.base_url = base_url
+        self.api_key_env = api_key_env
+        self.max_retries = max_retries
+        self.read_timeout_s = read_timeout_s
+        self.connect_timeout_s = connect_timeout_s
+        self._family = Family(
+            status_error=(openai.APIStatusError,),
+            timeout_error=(openai.APITimeoutError,),
+            connection_error=(openai.APIConnectionError,),
+            api_error=(openai.APIError,),
+            read_timeout=(httpx.ReadTimeout,),
+            transport_error=(httpx.TransportError,),
+            connect_error=(httpx.ConnectError, httpx.ConnectTimeout),
+            key_env=api_key_env or "",
+            retries=max_retries,
+        )
+
+    # ---- Provider protocol --------------------------------------------------------------------
+    async def stream(self, spec: ModelSpec, messages: list[Message]) -> AsyncIterator[StreamEvent]:
+        base_url = spec.base_url or self.base_url
+        label = f"{self.name} at {base_url}" if base_url else self.name
+        key = os.environ.get(self.api_key_env) if self.api_key_env else None
+        if not key and not base_url:
+            yield Error(
+                f"{self.api_key_env or 'an API key'} is not set: export it, or give this model a base_url "
+                "for a local OpenAI-compatible server (vLLM, llama.cpp, Ollama)",
+                kind="config",
+                before_first_byte=True,
+            )
+            return
+        producer = self._produce(spec, messages, base_url, key or NO_KEY)
+        async for event in guarded(
+            producer, timeout_s=spec.params.timeout_s, label=label, classify=self._classify
+        ):
+            yield event
+
+    def cost_usd(self, spec: ModelSpec, input_tokens: int | None, output_tokens: int | None) -> float | None:
+        if spec.base_url or self.base_url or self.name != "openai":
+            return None  # a self-hosted or third-party server: no known price
+        return pricing.cost_usd("openai", spec.model, input_tokens, output_tokens)
+
+    def context_window(self, spec: ModelSpec) -> int | None:
+        if spec.base_url or self.base_url or self.name != "openai":
+            return None
+        return pricing.context_window("openai", spec.model)
+
+    # ---- internals ----------------------------------------------------------------------------
+    def _classify(self, exc: BaseException, state: StreamState) -> Error:
+        return classify(exc, state, self._family)
+
+    def request_kwargs(self, spec: ModelSpec, messages: list[Message], hosted: bool) -> dict:
+        p = spec.params
+        kwargs: dict = {
+            "model": spec.model,
+            "messages": [{"role": m.role, "content": m.content} for m in messages],
+            "stream": True,
+            "stream_options": {"include_usage": True},
+        }
+        if p.temperature is not None:
+            kwargs["temperature"] = p.temperature
+        if p.max_tokens is not None:
+            kwargs["max_completion_tokens" if hosted else "max_tokens"] = p.max_tokens
+        if p.reasoning_effort:
+            kwargs["reasoning_effort"] = p.reasoning_effort
+        if p.seed is not None:
+            kwargs["seed"] = p.seed
+        return kwargs
+
+    async def _produce(self, spec: ModelSpec, messages: list[Message], base_url: str | None, key: str):
+        timeout = httpx.Timeout(
+            spec.params.timeout_s,
+            connect=self.connect_timeout_s,
+            read=min(self.read_timeout_s, spec.params.timeout_s),
+        )
+        client = openai.AsyncOpenAI(api_key=key, base_url=base_url, max_retries=self.max_retries, timeout=timeout)
+        try:
+            stream = await client.chat.completions.create(**self.request_kwargs(spec, messages, hosted=base_url is None))
+            usage = None
+            finish = None
+            async with stream:
+                async for chunk in stream:
+                    if chunk.usage is not None:
+                        usage = chunk.usage
+                    if not chunk.choices:
+                        continue
+                    choice = chunk.choices[0]
+                    if choice.delta is not None and choice.delta.content:
+                        yield Delta(choice.delta.content)
+                    if choice.finish_reason:
+                        finish = choice.finish_reason
+            if usage is not None:
+                yield Usage(usage.prompt_tokens, usage.completion_tokens)
+            yield Done(finish)
+        finally:
+            await client.close()

@@ -1,0 +1,75 @@
+"""The loop every real provider shares: an overall deadline, first-byte tracking, no raising.
+
+A provider writes a *producer*: an async generator that talks to its SDK, yields ``Delta`` /
+``Usage`` / ``Done`` and simply lets SDK or transport exceptions escape. :func:`guarded` runs it
+under the call's deadline and turns whatever escapes into one :class:`Error` event, using the
+provider's *classifier*. Cancellation is never swallowed: a cancelled task propagates
+``CancelledError`` through the producer, whose ``async with`` / ``finally`` closes the stream.
+
+Consumers should iterate with ``contextlib.aclosing(provider.stream(...))`` so that breaking out
+of the loop closes the connection at once rather than when the generator is garbage-collected.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+
+from core.providers.events import Delta, Error, StreamEvent
+
+
+@dataclass
+class StreamState:
+    """What had happened when a failure struck; classifiers use it to word their message."""
+
+    label: str
+    chars: int = 0
+    deltas: int = 0
+
+    @property
+    def streamed(self) -> bool:
+        return self.deltas > 0
+
+    def where(self) -> str:
+        return f"after {self.chars} chars of output" if self.streamed else "before any output"
+
+
+Classifier = Callable[[BaseException, StreamState], Error]
+
+
+async def guarded(
+    producer: AsyncIterator[StreamEvent], *, timeout_s: float, classify: Classifier, label: str
+) -> AsyncIterator[StreamEvent]:
+    """Yield the producer's events; end with exactly one ``Error`` if anything goes wrong."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout_s
+    state = StreamState(label=label)
+    try:
+        while True:
+            window = asyncio.timeout_at(deadline)
+            try:
+                async with window:
+                    event = await anext(producer)
+            except StopAsyncIteration:
+                return
+            except TimeoutError as exc:
+                if window.expired():
+                    yield Error(
+                        f"{label}: no complete reply within the {timeout_s:g}s deadline ({state.where()}); "
+                        "raise the model's timeout_s or lower max_tokens",
+                        kind="timeout",
+                        before_first_byte=not state.streamed,
+                    )
+                else:
+                    yield classify(exc, state)
+                return
+            except Exception as exc:  # noqa: BLE001 - every failure becomes an Error event, by contract
+                yield classify(exc, state)
+                return
+            if isinstance(event, Delta):
+                state.deltas += 1
+                state.chars += len(event.text)
+            yield event
+    finally:
+        await producer.aclose()

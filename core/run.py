@@ -1,0 +1,117 @@
+"""What defines a run (RunSpec) and what happens during one (RunEvent).
+
+The engine emits these events; the storage recorder persists them and the TUI/CLI render them.
+Everything that defines a run is in the RunSpec, so a stored run can be re-opened, re-judged,
+replayed or re-run with one change.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from core.plan import PromptPlan
+from core.providers.base import ModelSpec
+
+ResponseStatus = Literal["running", "ok", "error", "cancelled", "interrupted"]
+
+
+def new_id(prefix: str) -> str:
+    """Time-sortable unique id: ``r-20261121T193015-3f9a2c``."""
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S")
+    return f"{prefix}-{stamp}-{os.urandom(3).hex()}"
+
+
+class RunSpec(BaseModel):
+    user_id: str
+    query_id: str
+    expression_type: int | None = Field(default=None, ge=0, le=4)
+    context: str = "simple"
+    seed: int = 0
+    method: str = "zero_shot"
+    #: Method options, e.g. {"k": 5} for RAG.
+    method_options: dict = Field(default_factory=dict)
+    models: list[ModelSpec] = Field(min_length=1)
+    judges: list[str] = Field(default_factory=list)
+    #: Send even when the context exceeds a model's window.
+    force: bool = False
+    #: Serve every model from recorded responses instead of calling it.
+    replay: bool = False
+    label: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class RunStarted:
+    run_id: str
+    spec: RunSpec
+    plan: PromptPlan
+    created_at: str = field(default_factory=lambda: dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
+
+
+@dataclass(frozen=True, slots=True)
+class ResponseStarted:
+    run_id: str
+    response_id: str
+    model: ModelSpec
+    #: Position of the model in the spec (pane index).
+    slot: int
+    step: str
+    is_final_step: bool
+    request_hash: str
+    t: float = field(default_factory=time.monotonic)
+
+
+@dataclass(frozen=True, slots=True)
+class TokensArrived:
+    response_id: str
+    text: str
+    t: float
+
+
+@dataclass(frozen=True, slots=True)
+class ResponseFinished:
+    run_id: str
+    response_id: str
+    slot: int
+    step: str
+    is_final_step: bool
+    status: ResponseStatus
+    text: str
+    error: str | None
+    ttft_ms: float | None
+    duration_ms: float
+    input_tokens: int | None
+    output_tokens: int | None
+    cost_usd: float | None
+    cache_hit: bool
+    #: Recorded pacing (seconds since request, text) for replay; empty for replays themselves.
+    chunks: tuple = ()
+
+    @property
+    def tokens_per_s(self) -> float | None:
+        if not self.output_tokens or self.ttft_ms is None:
+            return None
+        gen_s = (self.duration_ms - self.ttft_ms) / 1000
+        return self.output_tokens / gen_s if gen_s > 0 else None
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeScored:
+    run_id: str
+    response_id: str | None
+    judgment: object  # core.judges.base.Judgment
+
+
+@dataclass(frozen=True, slots=True)
+class RunFinished:
+    run_id: str
+    status: Literal["ok", "partial", "error", "cancelled"]
+    t: float = field(default_factory=time.monotonic)
+
+
+RunEvent = RunStarted | ResponseStarted | TokensArrived | ResponseFinished | JudgeScored | RunFinished

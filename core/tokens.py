@@ -1,0 +1,145 @@
+"""Real token counts, offline, with tiktoken's bundled encodings.
+
+litellm ships three tiktoken encoding files (``cl100k_base``, ``o200k_base``, ``p50k_base``) under
+``litellm/litellm_core_utils/tokenizers``. We point ``TIKTOKEN_CACHE_DIR`` there (unless the user
+set it) so tiktoken never reaches the network, and we locate the folder with ``find_spec`` only:
+importing litellm itself takes seconds.
+
+Counting conventions (the same everywhere in prefscope):
+
+* ``count_tokens(text)`` – ``encode_ordinary`` length (special-token text is counted as plain text).
+* ``count_messages(messages)`` – each message costs its content plus :data:`MESSAGE_OVERHEAD`
+  tokens (role and delimiters, as OpenAI's chat format counts them), and the whole request
+  :data:`REPLY_PRIMING` tokens for the assistant reply header. Other providers' tokenizers differ
+  by a few percent; these counts are for comparing contexts and methods, not for billing.
+
+Counts of individual texts are memoised in-process by a digest of the text, so a 250K-token
+history counted once while building a context costs nothing when a method counts it again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+from collections.abc import Iterable
+from functools import lru_cache
+from pathlib import Path
+
+DEFAULT_ENCODING = "cl100k_base"
+#: Encodings whose files litellm bundles (verified with tiktoken 0.14 / litellm 1.106).
+BUNDLED_ENCODINGS = ("cl100k_base", "o200k_base", "p50k_base")
+#: Tokens a chat message costs beyond its content (role + start/end markers).
+MESSAGE_OVERHEAD = 4
+#: Tokens the request costs once, for priming the assistant's reply.
+REPLY_PRIMING = 3
+
+_COUNT_CACHE: dict[tuple[str, bytes], int] = {}
+_COUNT_CACHE_LIMIT = 500_000
+
+
+class TokenizerUnavailable(RuntimeError):
+    """The requested encoding is not available offline."""
+
+
+def bundled_tokenizer_dir() -> Path | None:
+    spec = importlib.util.find_spec("litellm")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for base in spec.submodule_search_locations:
+        candidate = Path(base) / "litellm_core_utils" / "tokenizers"
+        if candidate.is_dir():
+            return candidate
+    return None
+
+
+def _ensure_cache_dir() -> None:
+    if os.environ.get("TIKTOKEN_CACHE_DIR") or os.environ.get("DATA_GYM_CACHE_DIR"):
+        return  # the user chose where tiktoken looks
+    folder = bundled_tokenizer_dir()
+    if folder is not None:
+        os.environ["TIKTOKEN_CACHE_DIR"] = str(folder)
+
+
+@lru_cache(maxsize=4)
+def encoder(name: str = DEFAULT_ENCODING):
+    """The tiktoken encoding, loaded once per process."""
+    if name not in BUNDLED_ENCODINGS and not os.environ.get("TIKTOKEN_CACHE_DIR"):
+        raise TokenizerUnavailable(
+            f"encoding {name!r} is not bundled offline; use one of {', '.join(BUNDLED_ENCODINGS)}"
+        )
+    _ensure_cache_dir()
+    import tiktoken
+
+    try:
+        return tiktoken.get_encoding(name)
+    except Exception as exc:  # tiktoken raises requests/OSError flavours when the file is absent
+        raise TokenizerUnavailable(
+            f"cannot load encoding {name!r} offline (looked in TIKTOKEN_CACHE_DIR="
+            f"{os.environ.get('TIKTOKEN_CACHE_DIR')!r}): {exc}"
+        ) from exc
+
+
+def _key(text: str, encoding: str) -> tuple[str, bytes]:
+    return encoding, hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+def count_tokens(text: str, encoding: str = DEFAULT_ENCODING) -> int:
+    """Tokens in ``text`` (memoised per text digest)."""
+    if not text:
+        return 0
+    key = _key(text, encoding)
+    hit = _COUNT_CACHE.get(key)
+    if hit is not None:
+        return hit
+    n = len(encoder(encoding).encode_ordinary(text))
+    if len(_COUNT_CACHE) >= _COUNT_CACHE_LIMIT:
+        _COUNT_CACHE.clear()
+    _COUNT_CACHE[key] = n
+    return n
+
+
+def count_many(texts: Iterable[str], encoding: str = DEFAULT_ENCODING) -> list[int]:
+    """Counts for many texts; uncached ones are encoded in one batch."""
+    texts = list(texts)
+    keys = [_key(t, encoding) if t else None for t in texts]
+    out = [0 if k is None else _COUNT_CACHE.get(k, -1) for k in keys]
+    missing = [i for i, n in enumerate(out) if n < 0]
+    if missing:
+        enc = encoder(encoding)
+        if len(missing) > 8:
+            encoded = enc.encode_ordinary_batch([texts[i] for i in missing])
+        else:
+            encoded = [enc.encode_ordinary(texts[i]) for i in missing]
+        if len(_COUNT_CACHE) + len(missing) >= _COUNT_CACHE_LIMIT:
+            _COUNT_CACHE.clear()
+        for i, toks in zip(missing, encoded, strict=True):
+            out[i] = len(toks)
+            _COUNT_CACHE[keys[i]] = len(toks)  # type: ignore[index]
+    return out
+
+
+def count_messages(messages: Iterable, encoding: str = DEFAULT_ENCODING) -> int:
+    """Tokens of a chat request: contents + :data:`MESSAGE_OVERHEAD` each + :data:`REPLY_PRIMING`.
+
+    Accepts ``core.plan.Message`` objects or ``{"role", "content"}`` dicts.
+    """
+    contents = [m["content"] if isinstance(m, dict) else m.content for m in messages]
+    if not contents:
+        return 0
+    return sum(count_many(contents, encoding)) + MESSAGE_OVERHEAD * len(contents) + REPLY_PRIMING
+
+
+def truncate_to_tokens(text: str, max_tokens: int, encoding: str = DEFAULT_ENCODING) -> str:
+    """The longest prefix of ``text`` of at most ``max_tokens`` tokens (cut at a token boundary)."""
+    if max_tokens <= 0:
+        return ""
+    toks = encoder(encoding).encode_ordinary(text)
+    if len(toks) <= max_tokens:
+        return text
+    return encoder(encoding).decode(toks[:max_tokens])
+
+
+def clear_cache() -> None:
+    """Forget memoised counts (benchmarks use it to measure cold counting)."""
+    _COUNT_CACHE.clear()

@@ -1,0 +1,242 @@
+"""Export stored runs as CSV or JSONL, one row per final response (wide) or per judgment (long).
+
+Pure functions over a ``Database`` (the CLI and the TUI's Runs tab share them)::
+
+    cols, rows = wide_rows(db, RunFilter(models=["demo:oracle"]))
+    n = write_csv(cols, rows, fh)            # or write_jsonl
+
+Rows are streamed: one SQL query for the runs × responses (× queries) join and one for the
+judgments, never a query per row. Safety:
+
+* **Formula injection** (CSV only): a text cell starting with ``=``, ``+``, ``-``, ``@``, a tab or
+  a carriage return gets a leading ``'`` so spreadsheets show it as text instead of running it.
+  Numbers are never touched. To get the exact text back, drop a leading ``'`` when the next
+  character is one of those six (or export JSONL, which is verbatim apart from the redaction).
+* **Secrets**: nothing secret is stored, and as a second line of defence every text cell has the
+  values of the environment's ``*_API_KEY`` / ``*_TOKEN`` / ``*_SECRET`` variables and
+  ``sk-…``-shaped keys replaced by ``[redacted]``. ``base_url`` is not exported.
+* Model output is only ever in the ``text`` column; verdicts are in ``score:…`` columns (wide) or
+  judgment rows (long), never in the same cell.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import IO
+
+from sqlite_utils import Database
+
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+REDACTED = "[redacted]"
+
+WIDE_BASE = [
+    "run_id", "created_at", "label", "user_id", "query_id", "query_kind", "preference_id", "expression_type",
+    "context", "seed", "method", "history_tokens", "response_id", "model", "provider", "is_demo", "params",
+    "status", "error", "input_tokens", "output_tokens", "cost_usd", "ttft_ms", "duration_ms", "cache_hit",
+    "parse_failures",
+]
+LONG_COLUMNS = [
+    "run_id", "created_at", "label", "user_id", "query_id", "query_kind", "expression_type", "context", "seed",
+    "method", "response_id", "model", "provider", "is_demo", "kind", "dimension", "score", "scale_min", "scale_max",
+    "judge_model", "prompt_version", "temperature", "parse_ok", "human", "heuristic", "judge_error", "rationale",
+]
+
+
+@dataclass
+class RunFilter:
+    """Which runs (and, for ``models``, which responses) to export or aggregate. Empty = all."""
+
+    run_ids: list[str] = field(default_factory=list)
+    users: list[str] = field(default_factory=list)
+    models: list[str] = field(default_factory=list)
+    methods: list[str] = field(default_factory=list)
+    contexts: list[str] = field(default_factory=list)
+    #: ISO date or timestamp: runs created at or after it.
+    since: str | None = None
+    #: Batch name (stored as the runs' label).
+    labels: list[str] = field(default_factory=list)
+
+
+def _in(column: str, values: list, args: list) -> str:
+    args.extend(values)
+    return f"{column} IN ({','.join('?' * len(values))})"
+
+
+def run_where(f: RunFilter, args: list, alias: str = "r") -> str:
+    """SQL conditions on ``runs`` (joined as ``alias``) for the filter; ``1`` when unfiltered."""
+    parts = []
+    for column, values in (("id", f.run_ids), ("user_id", f.users), ("method", f.methods),
+                           ("context", f.contexts), ("label", f.labels)):
+        if values:
+            parts.append(_in(f"{alias}.{column}", list(values), args))
+    if f.since:
+        parts.append(f"{alias}.created_at >= ?")
+        args.append(f.since)
+    return " AND ".join(parts) or "1"
+
+
+def model_where(f: RunFilter, args: list, alias: str = "p") -> str:
+    return _in(f"{alias}.model", list(f.models), args) if f.models else "1"
+
+
+# -- secrets and formulas -------------------------------------------------------------------
+_SECRET_ENV = re.compile(r"(API_KEY|_TOKEN|_SECRET|_PASSWORD)$", re.I)
+_KEY_SHAPE = r"\bsk-[A-Za-z0-9_\-]{16,}"
+
+
+def secret_pattern(environ: dict[str, str] | None = None) -> re.Pattern:
+    env = os.environ if environ is None else environ
+    values = sorted({v for k, v in env.items() if _SECRET_ENV.search(k) and len(v) >= 8}, key=len, reverse=True)
+    return re.compile("|".join([re.escape(v) for v in values] + [_KEY_SHAPE]))
+
+
+class Cleaner:
+    def __init__(self, neutralise: bool, environ: dict[str, str] | None = None):
+        self.neutralise = neutralise
+        self._secret = secret_pattern(environ)
+
+    def __call__(self, value):
+        if not isinstance(value, str) or not value:
+            return value
+        if self._secret.search(value):
+            value = self._secret.sub(REDACTED, value)
+        if self.neutralise and value.startswith(FORMULA_START):
+            value = "'" + value
+        return value
+
+
+# -- wide ---------------------------------------------------------------------------------
+def score_column(kind: str, dimension: str, judge_model: str, heuristic: bool, human: bool) -> str:
+    source = "human:" if human else "heuristic:" if heuristic else ""
+    return f"score:{kind}:{dimension}:{source}{judge_model}"
+
+
+def _response_sql(f: RunFilter, args: list) -> str:
+    rw = run_where(f, args)
+    mw = model_where(f, args)
+    return f"""
+        SELECT r.id, r.created_at, r.label, r.user_id, r.query_id,
+               coalesce(q.kind, json_extract(r.plan, '$.answer_format')), q.preference_id, r.expression_type,
+               r.context, r.seed, r.method, json_extract(r.plan, '$.history_tokens'),
+               p.id, p.model, p.provider, p.is_demo, p.params, p.status, p.error, p.input_tokens,
+               p.output_tokens, p.cost_usd, p.ttft_ms, p.duration_ms, p.cache_hit, p.text
+        FROM runs r
+        JOIN responses p ON p.run_id = r.id AND p.is_final = 1
+        LEFT JOIN queries q ON q.user_id = r.user_id AND q.id = r.query_id
+        WHERE {rw} AND {mw}
+        ORDER BY r.created_at, r.id, p.slot"""
+
+
+def _judgment_scores(db: Database, f: RunFilter) -> tuple[list[str], dict[str, dict[str, float | None]], dict[str, int]]:
+    """(score columns in a stable order, response id -> {column: score}, response id -> parse failures).
+
+    When a response was judged more than once on the same column, the latest judgment wins.
+    """
+    args: list = []
+    rw = run_where(f, args)
+    sql = f"""SELECT j.response_id, j.kind, j.dimension, j.judge_model, j.heuristic, j.human, j.score, j.parse_ok
+              FROM judgments j JOIN runs r ON r.id = j.run_id
+              WHERE j.response_id IS NOT NULL AND {rw} ORDER BY j.id"""
+    columns: dict[str, None] = {}
+    scores: dict[str, dict[str, float | None]] = {}
+    failures: dict[str, int] = {}
+    for rid, kind, dim, judge, heur, human, score, ok in db.execute(sql, args):
+        col = score_column(kind, dim, judge, bool(heur), bool(human))
+        columns[col] = None
+        scores.setdefault(rid, {})[col] = score
+        if not ok:
+            failures[rid] = failures.get(rid, 0) + 1
+    return sorted(columns), scores, failures
+
+
+def wide_rows(db: Database, f: RunFilter | None = None) -> tuple[list[str], Iterator[list]]:
+    """Columns and a row iterator: one row per final response, text last."""
+    f = f or RunFilter()
+    score_cols, scores, failures = _judgment_scores(db, f)
+    columns = WIDE_BASE + score_cols + ["text"]
+    args: list = []
+    sql = _response_sql(f, args)
+
+    def rows() -> Iterator[list]:
+        for r in db.execute(sql, args):
+            rid = r[12]
+            mine = scores.get(rid, {})
+            yield [*r[:15], bool(r[15]), r[16], r[17], r[18], r[19], r[20], r[21], r[22], r[23], bool(r[24]),
+                   failures.get(rid, 0), *(mine.get(c) for c in score_cols), r[25]]
+
+    return columns, rows()
+
+
+# -- long ---------------------------------------------------------------------------------
+def long_rows(db: Database, f: RunFilter | None = None) -> tuple[list[str], Iterator[list]]:
+    """Columns and a row iterator: one row per judgment (pair judgments have no response)."""
+    f = f or RunFilter()
+    args: list = []
+    rw = run_where(f, args)
+    mw = model_where(f, args) if f.models else "1"
+    sql = f"""
+        SELECT r.id, r.created_at, r.label, r.user_id, r.query_id,
+               coalesce(q.kind, json_extract(r.plan, '$.answer_format')), r.expression_type, r.context, r.seed,
+               r.method, j.response_id, p.model, p.provider, p.is_demo, j.kind, j.dimension, j.score, j.scale_min,
+               j.scale_max, j.judge_model, j.prompt_version, j.temperature, j.parse_ok, j.human, j.heuristic,
+               j.error, j.rationale
+        FROM judgments j
+        JOIN runs r ON r.id = j.run_id
+        LEFT JOIN responses p ON p.id = j.response_id
+        LEFT JOIN queries q ON q.user_id = r.user_id AND q.id = r.query_id
+        WHERE {rw} AND {mw}
+        ORDER BY r.created_at, r.id, p.slot, j.id"""
+
+    def rows() -> Iterator[list]:
+        for r in db.execute(sql, args):
+            yield [*r[:13], None if r[13] is None else bool(r[13]), *r[14:22], bool(r[22]), bool(r[23]),
+                   bool(r[24]), r[25], r[26]]
+
+    return LONG_COLUMNS, rows()
+
+
+# -- writers ------------------------------------------------------------------------------
+def _csv_value(value):
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return value
+
+
+def write_csv(columns: list[str], rows: Iterable[list], fh: IO[str], *, environ: dict[str, str] | None = None) -> int:
+    """UTF-8 CSV with a header row (open ``fh`` with ``newline=""``). Returns the number of rows."""
+    clean = Cleaner(neutralise=True, environ=environ)
+    writer = csv.writer(fh)
+    writer.writerow(columns)
+    n = 0
+    for row in rows:
+        writer.writerow([_csv_value(clean(v)) for v in row])
+        n += 1
+    return n
+
+
+def write_jsonl(columns: list[str], rows: Iterable[list], fh: IO[str], *, environ: dict[str, str] | None = None) -> int:
+    """One JSON object per line, keys in column order, null for unknown. Returns the number of rows."""
+    clean = Cleaner(neutralise=False, environ=environ)
+    n = 0
+    for row in rows:
+        fh.write(json.dumps(dict(zip(columns, (clean(v) for v in row))), ensure_ascii=False))
+        fh.write("\n")
+        n += 1
+    return n
+
+
+def export(db: Database, fh: IO[str], *, f: RunFilter | None = None, fmt: str = "csv", layout: str = "wide",
+           environ: dict[str, str] | None = None) -> int:
+    if layout not in ("wide", "long"):
+        raise ValueError(f"layout must be wide or long, not {layout!r}")
+    if fmt not in ("csv", "jsonl"):
+        raise ValueError(f"format must be csv or jsonl, not {fmt!r}")
+    columns, rows = (wide_rows if layout == "wide" else long_rows)(db, f)
+    return (write_csv if fmt == "csv" else write_jsonl)(columns, rows, fh, environ=environ)

@@ -1,0 +1,160 @@
+"""The run recorder: persists engine events through the single writer, and never loses a token
+for longer than a checkpoint interval.
+
+``record(event)`` is called on the engine's event loop and must stay cheap: token text goes into
+an in-memory buffer; a ticker thread submits a checkpoint of every response whose text changed
+at most every ``CHECKPOINT_S`` seconds, so a crash (even ``kill -9``) loses at most that much of
+any partial answer. Everything else becomes one write job on the writer thread.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import os
+import threading
+from pathlib import Path
+
+from sqlite_utils import Database
+
+from core.run import JudgeScored, ResponseFinished, ResponseStarted, RunEvent, RunFinished, RunStarted, TokensArrived
+from storage.writer import Writer
+
+CHECKPOINT_S = 0.25
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds")
+
+
+class RunRecorder:
+    def __init__(self, db_path: str | Path, *, checkpoint_s: float = CHECKPOINT_S):
+        self.writer = Writer(db_path)
+        self.checkpoint_s = checkpoint_s
+        self._lock = threading.Lock()
+        self._text: dict[str, list[str]] = {}
+        self._dirty: set[str] = set()
+        self._stop = threading.Event()
+        self._ticker = threading.Thread(target=self._tick, name="prefscope-checkpoint", daemon=True)
+        self._ticker.start()
+
+    # -- events (engine loop thread) -------------------------------------------------------
+    def record(self, event: RunEvent) -> None:
+        if isinstance(event, TokensArrived):
+            with self._lock:
+                self._text.setdefault(event.response_id, []).append(event.text)
+                self._dirty.add(event.response_id)
+            return
+        if isinstance(event, RunStarted):
+            self.writer.post(lambda db, e=event: _insert_run(db, e))
+        elif isinstance(event, ResponseStarted):
+            with self._lock:
+                self._text[event.response_id] = []
+            self.writer.post(lambda db, e=event: _insert_response(db, e))
+        elif isinstance(event, ResponseFinished):
+            with self._lock:
+                self._text.pop(event.response_id, None)
+                self._dirty.discard(event.response_id)
+            self.writer.post(lambda db, e=event: _finish_response(db, e))
+        elif isinstance(event, JudgeScored):
+            self.writer.post(lambda db, e=event: insert_judgment(db, e.run_id, e.response_id, e.judgment))
+        elif isinstance(event, RunFinished):
+            self.writer.post(lambda db, e=event: db.execute(
+                "UPDATE runs SET status = ?, finished_at = ? WHERE id = ?", (e.status, _now(), e.run_id)))
+
+    __call__ = record
+
+    # -- checkpoints (ticker thread) -------------------------------------------------------
+    def _tick(self) -> None:
+        while not self._stop.wait(self.checkpoint_s):
+            self.checkpoint()
+
+    def checkpoint(self) -> None:
+        with self._lock:
+            if not self._dirty:
+                return
+            snapshot = {rid: "".join(self._text.get(rid, [])) for rid in self._dirty}
+            self._dirty.clear()
+        now = _now()
+
+        def job(db: Database) -> None:
+            db.conn.executemany(
+                "UPDATE responses SET text = ?, updated_at = ? WHERE id = ? AND status = 'running'",
+                [(text, now, rid) for rid, text in snapshot.items()],
+            )
+
+        self.writer.post(job)
+
+    def flush(self) -> None:
+        self.checkpoint()
+        self.writer.flush()
+
+    def close(self) -> None:
+        self._stop.set()
+        self._ticker.join(timeout=2)
+        self.checkpoint()
+        self.writer.close()
+
+
+# -- write jobs (writer thread) ------------------------------------------------------------
+def _insert_run(db: Database, e: RunStarted) -> None:
+    spec = e.spec
+    plan_meta = e.plan.model_dump(mode="json", exclude={"steps"})
+    db["runs"].insert({
+        "id": e.run_id, "created_at": e.created_at, "user_id": spec.user_id, "query_id": spec.query_id,
+        "expression_type": spec.expression_type, "context": spec.context, "seed": spec.seed,
+        "method": spec.method, "label": spec.label, "spec": spec.model_dump_json(),
+        "plan": json.dumps(plan_meta, ensure_ascii=False), "status": "running", "pid": os.getpid(),
+    })
+    for i, step in enumerate(e.plan.steps):
+        messages = json.dumps([m.model_dump() for m in step.messages], ensure_ascii=False)
+        db["prompts"].insert({
+            "run_id": e.run_id, "step_index": i, "step": step.name, "purpose": step.purpose,
+            "messages": messages, "tokens": step.tokens,
+            "sha256": hashlib.sha256(messages.encode()).hexdigest(),
+        })
+    if e.plan.retrieved:
+        db["retrievals"].insert_all({
+            "run_id": e.run_id, "rank": r.rank, "session_id": r.session_id, "turn_index": r.turn_index,
+            "similarity": r.similarity, "is_evidence": int(r.is_evidence),
+        } for r in e.plan.retrieved)
+
+
+def _insert_response(db: Database, e: ResponseStarted) -> None:
+    now = _now()
+    db["responses"].insert({
+        "id": e.response_id, "run_id": e.run_id, "slot": e.slot, "model": e.model.id,
+        "provider": e.model.provider, "is_demo": int(e.model.is_demo),
+        "params": e.model.params.model_dump_json(), "base_url": e.model.base_url, "step": e.step,
+        "is_final": int(e.is_final_step), "request_hash": e.request_hash, "text": "", "status": "running",
+        "pid": os.getpid(), "started_at": now, "updated_at": now,
+    })
+
+
+def _finish_response(db: Database, e: ResponseFinished) -> None:
+    db["responses"].update(e.response_id, {
+        "text": e.text, "status": e.status, "error": e.error, "ttft_ms": e.ttft_ms,
+        "duration_ms": e.duration_ms, "input_tokens": e.input_tokens, "output_tokens": e.output_tokens,
+        "cost_usd": e.cost_usd, "cache_hit": int(e.cache_hit), "updated_at": _now(),
+    })
+    if e.status == "ok" and not e.cache_hit:
+        row = db.execute("SELECT request_hash, model FROM responses WHERE id = ?", (e.response_id,)).fetchone()
+        record = {"text": e.text, "chunks": [list(c) for c in e.chunks], "model": row[1],
+                  "usage": {"input_tokens": e.input_tokens, "output_tokens": e.output_tokens}}
+        db.execute(
+            "INSERT OR REPLACE INTO response_cache (request_hash, model, record, response_id, created_at) "
+            "VALUES (?, ?, ?, ?, ?)",
+            (row[0], row[1], json.dumps(record, ensure_ascii=False), e.response_id, _now()),
+        )
+
+
+def insert_judgment(db: Database, run_id: str, response_id: str | None, j) -> None:
+    db["judgments"].insert({
+        "run_id": run_id, "response_id": response_id, "kind": j.kind, "dimension": j.dimension,
+        "score": j.score, "scale_min": j.scale_min, "scale_max": j.scale_max, "rationale": j.rationale,
+        "raw": j.raw, "parse_ok": int(j.parse_ok), "judge_model": j.judge_model,
+        "prompt_version": j.prompt_version, "temperature": j.temperature, "heuristic": int(j.heuristic),
+        "human": int(j.human), "error": j.error, "extra": json.dumps(j.extra, ensure_ascii=False),
+        "created_at": _now(),
+    })

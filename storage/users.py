@@ -1,0 +1,172 @@
+"""The user repository: store an import in one transaction, list users, load one user back.
+
+``save_import`` is all-or-nothing: it runs inside a single ``BEGIN IMMEDIATE`` transaction, so a
+failure at any point (a constraint, a full disk, an interrupt) leaves the database exactly as it
+was. Re-importing a user or filler pool id replaces the stored one completely (its sessions, turns,
+preferences, queries and attributes go with it) and the summary says which ids were replaced.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+
+from sqlite_utils import Database
+
+from core.formats.base import ImportResult
+from core.model import UserBundle
+from storage import rows
+from storage.db import transaction
+from storage.sessions import BATCH, insert_sessions, load_sessions
+
+
+class UnknownUser(LookupError):
+    def __init__(self, user_id: str):
+        super().__init__(f"no user {user_id!r} in the database (see `prefscope users`)")
+        self.user_id = user_id
+
+
+class DuplicateInImport(ValueError):
+    """The same user or pool id appears twice in one import: which one should win is not ours to guess."""
+
+
+@dataclass
+class ImportSummary:
+    format: str
+    users_added: list[str] = field(default_factory=list)
+    users_replaced: list[str] = field(default_factory=list)
+    pools_added: list[str] = field(default_factory=list)
+    pools_replaced: list[str] = field(default_factory=list)
+    sessions: int = 0
+    turns: int = 0
+    preferences: int = 0
+    queries: int = 0
+    attributes: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def rows(self) -> int:
+        """Rows written (users, pools, sessions, turns, preferences, queries, attributes)."""
+        return (len(self.users_added) + len(self.users_replaced) + len(self.pools_added) + len(self.pools_replaced)
+                + self.sessions + self.turns + self.preferences + self.queries + self.attributes)
+
+
+@dataclass(frozen=True)
+class UserSummary:
+    id: str
+    name: str
+    source: str
+    format: str
+    imported_at: str
+    sessions: int
+    preferences: int
+    queries: int
+    attributes: int
+    #: Total characters of the user's turns; real token counts come from core.tokens when needed.
+    chars: int
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+
+
+def _check_unique(kind: str, ids: list[str]) -> None:
+    seen: set[str] = set()
+    for i in ids:
+        if i in seen:
+            raise DuplicateInImport(f"{kind} {i!r} appears more than once in this import; nothing was stored")
+        seen.add(i)
+
+
+def save_import(db: Database, result: ImportResult) -> ImportSummary:
+    """Store every bundle and filler pool of ``result`` in ONE transaction (all or nothing)."""
+    _check_unique("user", [b.user.id for b in result.bundles])
+    _check_unique("filler pool", [p.id for p in result.fillers])
+    summary = ImportSummary(format=result.format, notes=list(result.notes))
+    now = _now()
+    with transaction(db):
+        for pool in result.fillers:
+            replaced = _delete(db, "filler_pools", pool.id)
+            (summary.pools_replaced if replaced else summary.pools_added).append(pool.id)
+            db["filler_pools"].insert(
+                {"id": pool.id, "name": pool.name, "source": pool.source, "format": result.format, "imported_at": now}
+            )
+            n_sessions, n_turns = insert_sessions(db, "pool_id", pool.id, pool.sessions)
+            summary.sessions += n_sessions
+            summary.turns += n_turns
+        for bundle in result.bundles:
+            replaced = _delete(db, "users", bundle.user.id)
+            (summary.users_replaced if replaced else summary.users_added).append(bundle.user.id)
+            _insert_bundle(db, bundle, result.format, now, summary)
+    return summary
+
+
+def _delete(db: Database, table: str, id_: str) -> bool:
+    """Delete one user / pool row; ON DELETE CASCADE removes what it owns (FTS via triggers)."""
+    return db.conn.execute(f"DELETE FROM {table} WHERE id = ?", (id_,)).rowcount > 0
+
+
+def _insert_bundle(db: Database, bundle: UserBundle, format: str, now: str, summary: ImportSummary) -> None:
+    uid = bundle.user.id
+    db["users"].insert(rows.user_row(bundle.user, format=format, imported_at=now))
+    db["preferences"].insert_all(
+        (rows.preference_row(p, user_id=uid, position=i) for i, p in enumerate(bundle.preferences)), batch_size=BATCH
+    )
+    n_sessions, n_turns = insert_sessions(db, "user_id", uid, bundle.sessions)
+    db["queries"].insert_all(
+        (rows.query_row(q, user_id=uid, position=i) for i, q in enumerate(bundle.queries)), batch_size=BATCH
+    )
+    db["attributes"].insert_all(
+        (rows.attribute_row(a, user_id=uid, position=i) for i, a in enumerate(bundle.attributes)), batch_size=BATCH
+    )
+    summary.sessions += n_sessions
+    summary.turns += n_turns
+    summary.preferences += len(bundle.preferences)
+    summary.queries += len(bundle.queries)
+    summary.attributes += len(bundle.attributes)
+
+
+def user_ids(db: Database) -> list[str]:
+    return [r[0] for r in db.conn.execute("SELECT id FROM users ORDER BY id")]
+
+
+def list_users(db: Database) -> list[UserSummary]:
+    """One row per stored user with counts, ordered by id."""
+    sql = """
+        SELECT u.id, u.name, u.source, u.format, u.imported_at,
+               coalesce(s.n, 0), coalesce(p.n, 0), coalesce(q.n, 0), coalesce(a.n, 0), coalesce(s.chars, 0)
+        FROM users u
+        LEFT JOIN (SELECT user_id, count(*) n, sum(chars) chars FROM sessions
+                   WHERE user_id IS NOT NULL GROUP BY user_id) s ON s.user_id = u.id
+        LEFT JOIN (SELECT user_id, count(*) n FROM preferences GROUP BY user_id) p ON p.user_id = u.id
+        LEFT JOIN (SELECT user_id, count(*) n FROM queries GROUP BY user_id) q ON q.user_id = u.id
+        LEFT JOIN (SELECT user_id, count(*) n FROM attributes GROUP BY user_id) a ON a.user_id = u.id
+        ORDER BY u.id
+    """
+    return [UserSummary(*r) for r in db.conn.execute(sql)]
+
+
+def load_user(db: Database, user_id: str) -> UserBundle:
+    """Rebuild the stored user exactly as imported (``==`` the imported bundle). Raises UnknownUser."""
+    user_row = db.conn.execute(f"SELECT {rows.USER_COLUMNS} FROM users WHERE id = ?", (user_id,)).fetchone()
+    if user_row is None:
+        raise UnknownUser(user_id)
+
+    def select(table: str, columns: str) -> list[tuple]:
+        return db.conn.execute(
+            f"SELECT {columns} FROM {table} WHERE user_id = ? ORDER BY position", (user_id,)
+        ).fetchall()
+
+    with rows.gc_paused():
+        return UserBundle.model_construct(
+            user=rows.user_from(user_row),
+            sessions=load_sessions(db, "user_id", user_id),
+            preferences=[rows.preference_from(r) for r in select("preferences", rows.PREFERENCE_COLUMNS)],
+            queries=[rows.query_from(r) for r in select("queries", rows.QUERY_COLUMNS)],
+            attributes=[rows.attribute_from(r) for r in select("attributes", rows.ATTRIBUTE_COLUMNS)],
+        )
+
+
+def delete_user(db: Database, user_id: str) -> bool:
+    with transaction(db):
+        return _delete(db, "users", user_id)

@@ -1,0 +1,201 @@
+"""The single writer: one thread that owns its own connection and applies writes in order.
+
+Everything that writes while other work runs (the run engine checkpointing streaming text, judges
+storing scores) hands the writer a job instead of touching a connection from its own thread::
+
+    with Writer(db_path) as writer:
+        writer.post(lambda db: db["responses"].update(rid, {"text": partial}))   # fire and forget
+        pk = writer.submit(lambda db: db["runs"].insert(row).last_pk).result()   # wait for a value
+        writer.flush()                                                           # all done, errors raised
+
+A job is a callable taking the writer's ``Database``, or a command object with ``apply(db)``.
+Jobs run one at a time in submission order. The writer groups the jobs waiting in its queue into
+one transaction (up to ``batch`` jobs), each inside its own savepoint: a failing job is rolled
+back alone and the others still commit. A job's outcome is known only after the COMMIT, so
+``submit()``'s future resolves then; if the COMMIT itself fails, every job of that batch fails.
+
+Errors are never swallowed: ``submit()`` delivers a job's exception through its future;
+``post()`` jobs have no future, so their exceptions are kept and raised (as :class:`WriterError`)
+by the next ``flush()`` or ``close()``. ``close()`` runs every job queued before it, then stops.
+Jobs run on the writer thread: they must not block on the caller (no ``.result()`` of another job
+inside a job) and must not ``await``.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from concurrent.futures import Future
+from pathlib import Path
+from typing import Any, Callable, Protocol, TypeVar, runtime_checkable
+
+from sqlite_utils import Database
+
+from storage.db import open_db
+
+T = TypeVar("T")
+
+
+@runtime_checkable
+class Command(Protocol):
+    """A typed write: a dataclass with the data and an ``apply`` that writes it."""
+
+    def apply(self, db: Database) -> Any: ...
+
+
+Job = Callable[[Database], Any] | Command
+
+
+class WriterError(RuntimeError):
+    """One or more posted (fire-and-forget) jobs failed; ``errors`` holds their exceptions."""
+
+    def __init__(self, errors: list[BaseException]):
+        self.errors = errors
+        first = errors[0]
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        super().__init__(f"a queued database write failed: {type(first).__name__}: {first}{more}")
+
+
+class WriterClosed(RuntimeError):
+    pass
+
+
+_STOP = object()
+
+
+class Writer:
+    """A dedicated writer thread with its own connection to ``path`` (default: the configured DB)."""
+
+    def __init__(self, path: str | Path | None = None, *, batch: int = 200, name: str = "prefscope-writer"):
+        self._queue: queue.Queue = queue.Queue()
+        self._batch = batch
+        self._errors: list[BaseException] = []
+        self._errors_lock = threading.Lock()
+        self._closed = False
+        self._close_lock = threading.Lock()
+        ready: Future[None] = Future()
+        self._thread = threading.Thread(target=self._run, args=(path, ready), name=name, daemon=True)
+        self._thread.start()
+        ready.result()  # re-raises if the database could not be opened
+
+    # -- caller side -------------------------------------------------------------------
+    def submit(self, job: Job) -> Future:
+        """Queue a job; the future gives its return value (or exception) once committed."""
+        future: Future = Future()
+        self._put((job, future))
+        return future
+
+    def post(self, job: Job) -> None:
+        """Queue a job without waiting; a failure is raised by the next ``flush()`` / ``close()``."""
+        self._put((job, None))
+
+    def call(self, job: Callable[[Database], T]) -> T:
+        """Run a job on the writer and wait for its result."""
+        return self.submit(job).result()
+
+    def flush(self, timeout: float | None = None) -> None:
+        """Wait until every job queued so far is committed; raise WriterError for failed posts."""
+        self.submit(lambda db: None).result(timeout)
+        self._raise_posted_errors()
+
+    def close(self, timeout: float | None = None) -> None:
+        """Run what is queued, stop the thread, close its connection; raise failed posts' errors."""
+        with self._close_lock:
+            if not self._closed:
+                self._closed = True
+                self._queue.put(_STOP)
+        self._thread.join(timeout)
+        self._raise_posted_errors()
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def __enter__(self) -> Writer:
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is None:
+            self.close()
+        else:
+            # Do not mask the caller's exception with a queued write's.
+            with self._close_lock:
+                if not self._closed:
+                    self._closed = True
+                    self._queue.put(_STOP)
+            self._thread.join()
+
+    def _put(self, item: tuple) -> None:
+        with self._close_lock:
+            if self._closed:
+                raise WriterClosed("the writer is closed; no more jobs are accepted")
+            self._queue.put(item)
+
+    def _raise_posted_errors(self) -> None:
+        with self._errors_lock:
+            errors, self._errors = self._errors, []
+        if errors:
+            raise WriterError(errors)
+
+    # -- writer thread -----------------------------------------------------------------
+    def _run(self, path: str | Path | None, ready: Future) -> None:
+        try:
+            db = open_db(path)
+        except BaseException as exc:  # reported to the constructor, which re-raises it
+            ready.set_exception(exc)
+            return
+        ready.set_result(None)
+        try:
+            stop = False
+            while not stop:
+                items = [self._queue.get()]
+                while len(items) < self._batch:
+                    try:
+                        items.append(self._queue.get_nowait())
+                    except queue.Empty:
+                        break
+                if items[-1] is _STOP:  # close() is always the last thing queued
+                    items.pop()
+                    stop = True
+                if items:
+                    self._apply_batch(db, items)
+        finally:
+            db.close()
+
+    def _apply_batch(self, db: Database, items: list[tuple]) -> None:
+        outcomes: list[tuple[bool, Any]] = []
+        try:
+            db.conn.execute("BEGIN IMMEDIATE")
+            for n, (job, _) in enumerate(items):
+                savepoint = f"job{n}"
+                db.conn.execute(f"SAVEPOINT {savepoint}")
+                try:
+                    value = job.apply(db) if isinstance(job, Command) else job(db)
+                except BaseException as exc:  # the job's failure is its caller's to see
+                    if db.conn.in_transaction:
+                        db.conn.execute(f"ROLLBACK TO {savepoint}")
+                        db.conn.execute(f"RELEASE {savepoint}")
+                    else:
+                        # The error ended the whole transaction (e.g. a RAISE(ROLLBACK) trigger):
+                        # the earlier jobs of this batch were rolled back with it.
+                        lost = RuntimeError(f"rolled back together with a failing job: {type(exc).__name__}: {exc}")
+                        outcomes = [(False, lost) if ok else (ok, v) for ok, v in outcomes]
+                        db.conn.execute("BEGIN IMMEDIATE")
+                    outcomes.append((False, exc))
+                else:
+                    db.conn.execute(f"RELEASE {savepoint}")
+                    outcomes.append((True, value))
+            db.conn.execute("COMMIT")
+        except BaseException as exc:  # BEGIN/COMMIT failed: nothing of this batch is stored
+            if db.conn.in_transaction:
+                db.conn.execute("ROLLBACK")
+            outcomes = [(False, exc)] * len(items)
+        for (_, future), (ok, value) in zip(items, outcomes):
+            if future is None:
+                if not ok:
+                    with self._errors_lock:
+                        self._errors.append(value)
+            elif ok:
+                future.set_result(value)
+            else:
+                future.set_exception(value)

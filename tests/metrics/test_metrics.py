@@ -1,0 +1,95 @@
+"""Metrics against values worked out by hand (the arithmetic is in each docstring)."""
+
+import math
+
+import numpy as np
+import pytest
+
+from core import metrics
+
+
+def test_cohen_kappa_hand_computed():
+    """Agree on 8/10; both raters say 1 six times: pe = .6*.6 + .4*.4 = .52; k = .28/.48."""
+    a = [1, 1, 0, 0, 1, 0, 1, 1, 0, 1]
+    b = [1, 0, 0, 0, 1, 1, 1, 1, 0, 1]
+    assert metrics.cohen_kappa(a, b) == pytest.approx(0.28 / 0.48)
+
+
+def test_cohen_kappa_perfect_and_chance():
+    assert metrics.cohen_kappa(["y", "n", "y"], ["y", "n", "y"]) == pytest.approx(1.0)
+    # Opposite on every item with balanced marginals: po = 0, pe = .5 -> -1.
+    assert metrics.cohen_kappa([1, 0, 1, 0], [0, 1, 0, 1]) == pytest.approx(-1.0)
+    assert metrics.cohen_kappa([], []) is None
+
+
+def test_spearman_with_ties():
+    """ranks y = [1, 2, 3.5, 5, 3.5]; sum dxdy = 8, sum dx^2 = 10, sum dy^2 = 9.5."""
+    rho = metrics.spearman([1, 2, 3, 4, 5], [5, 6, 7, 8, 7])
+    assert rho == pytest.approx(8 / math.sqrt(95))
+
+
+def test_spearman_constant_is_undefined():
+    assert metrics.spearman([1, 2, 3], [4, 4, 4]) is None
+
+
+def test_checklist_prf_partial_credit_micro_averaged():
+    """P = (1.5 + 1) / (3 + 1); R = (2.5 + 1.5) / (4 + 2)."""
+    instances = [([1, 0.5, 0], [1, 1, 0.5, 0]), ([1], [0.5, 1])]
+    prf = metrics.checklist_prf(instances)
+    assert prf.precision == pytest.approx(0.625)
+    assert prf.recall == pytest.approx(4 / 6)
+    assert prf.f1 == pytest.approx(2 * 0.625 * (4 / 6) / (0.625 + 4 / 6))
+
+
+def test_binary_prf():
+    """tp = 2, predicted 3, gold 4."""
+    prf = metrics.binary_prf([1, 1, 1, 0, 0], [1, 1, 0, 1, 1])
+    assert (prf.precision, prf.recall) == (pytest.approx(2 / 3), pytest.approx(0.5))
+    assert metrics.binary_prf([0, 0], [1, 0]).precision is None
+
+
+def test_pass_rate_needs_every_order():
+    orders = [[True] * 4, [True, False, True, True], [True] * 4, [False] * 4]
+    assert metrics.pass_rate(orders) == pytest.approx(0.5)
+    assert metrics.order_disagreement(orders) == pytest.approx(0.25)
+
+
+def test_bradley_terry_recovers_known_strengths():
+    xi = np.array([1.0, 0.0, -1.0])
+    w = 1 / (1 + np.exp(-(xi[:, None] - xi[None, :])))
+    np.fill_diagonal(w, np.nan)
+    fitted = metrics.bradley_terry(w)
+    assert fitted == pytest.approx(xi, abs=1e-6)
+
+
+def test_bradley_terry_is_a_minimum_of_the_cross_entropy():
+    """On the InterPref Table 3 win rates the fit beats any nudged coefficients."""
+    w = np.array([[np.nan, 0.51, 0.65, 0.75],
+                  [0.48, np.nan, 0.58, 0.77],
+                  [0.34, 0.41, np.nan, 0.60],
+                  [0.23, 0.22, 0.39, np.nan]])
+    xi = metrics.bradley_terry(w)
+    best = metrics.bt_cross_entropy(w, xi)
+    assert list(np.argsort(-xi)) == [0, 1, 2, 3]
+    rng = np.random.default_rng(1)
+    for _ in range(20):
+        assert metrics.bt_cross_entropy(w, xi + rng.normal(0, 0.05, 4)) > best
+
+
+def test_win_rate_matrix_counts_draws_as_half():
+    w = metrics.win_rate_matrix([("a", "b", 1), ("a", "b", 0.5), ("b", "c", 0)], ["a", "b", "c"])
+    assert w[0, 1] == pytest.approx(0.75) and w[1, 0] == pytest.approx(0.25)
+    assert w[2, 1] == pytest.approx(1.0) and np.isnan(w[0, 2])
+
+
+def test_bootstrap_ci_brackets_the_mean_and_is_deterministic():
+    values = [1, 2, 3, 4, 5, 4, 3, 2, 5, 1]
+    lo, hi = metrics.bootstrap_ci(values, seed=3)
+    assert lo < np.mean(values) < hi
+    assert (lo, hi) == metrics.bootstrap_ci(values, seed=3)
+    assert metrics.bootstrap_ci([1.0]) == (None, None)
+
+
+def test_accuracy():
+    assert metrics.accuracy([True, False, True, True]) == 0.75
+    assert metrics.accuracy([]) is None

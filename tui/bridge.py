@@ -1,0 +1,45 @@
+"""From engine events to UI messages, without a message per token.
+
+The engine calls the bridge synchronously on the app's event loop. Token text is appended to a
+per-response buffer and at most one ``TokensPending`` is in the queue at any time; the screen
+drains all buffers when it handles it. Every other event becomes one ``EngineEvent``, posted
+after any text of its response still buffered so a pane never finishes before its last tokens.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from textual.message_pump import MessagePump
+
+from core.run import RunEvent, TokensArrived
+from tui.messages import EngineEvent, TokensPending
+
+
+class EngineBridge:
+    def __init__(self, target: MessagePump, also: Callable[[RunEvent], None] | None = None):
+        self._target = target
+        self._also = also
+        self._buffers: dict[str, list[str]] = {}
+        self._pending = False
+
+    def __call__(self, event: RunEvent) -> None:
+        if self._also is not None:
+            self._also(event)  # the storage recorder sees every event, tokens included
+        if isinstance(event, TokensArrived):
+            self._buffers.setdefault(event.response_id, []).append(event.text)
+            if not self._pending:
+                self._pending = True
+                self._target.post_message(TokensPending())
+            return
+        self._target.post_message(EngineEvent(event))
+
+    def drain(self) -> dict[str, str]:
+        """All buffered text per response, emptying the buffers."""
+        self._pending = False
+        out = {rid: "".join(parts) for rid, parts in self._buffers.items() if parts}
+        self._buffers.clear()
+        return out
+
+    def take(self, response_id: str) -> str:
+        return "".join(self._buffers.pop(response_id, []))

@@ -1,0 +1,62 @@
+"""Rich rendering for `prefscope batch`: the estimate, a live progress bar, the final line."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.table import Table
+
+from core.batch import ASSUMED_OUTPUT_TOKENS, Estimate
+from core.batch import Progress as BatchProgress
+
+
+def estimate_table(name: str, cells: int, todo: int, skipped: int, est: Estimate) -> Table:
+    t = Table(title=f"batch {name}", show_header=False, box=None)
+    t.add_row("cells", f"{cells:,} ({todo:,} to run, {skipped:,} already done/failed and skipped)")
+    t.add_row("model calls", f"{est.calls:,} (judge calls not included)")
+    t.add_row("prompt tokens", f"{est.input_tokens:,}")
+    t.add_row("output tokens", f"≤ {est.output_tokens:,} (max_tokens, or {ASSUMED_OUTPUT_TOKENS} per call assumed)")
+    t.add_row("estimated cost", est.cost_text())
+    for f in est.failures[:5]:
+        t.add_row("[red]cannot prepare[/red]", f)
+    if len(est.failures) > 5:
+        t.add_row("", f"… and {len(est.failures) - 5} more")
+    return t
+
+
+def _stats(p: BatchProgress) -> str:
+    return (f"ok {p.ok} · failed {p.failed} · cancelled {p.cancelled} · running {p.running} · "
+            f"tokens {p.input_tokens:,} in / {p.output_tokens:,} out · cost {p.cost_text()}")
+
+
+class ProgressView:
+    def __init__(self, console: Console):
+        self.bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                            TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+                            TextColumn("{task.fields[stats]}"), console=console, transient=False)
+        self._task = None
+
+    def update(self, p: BatchProgress) -> None:
+        if self._task is None:
+            self._task = self.bar.add_task("batch", total=max(p.to_run, 1), stats="")
+        self.bar.update(self._task, completed=p.done + p.cancelled, total=max(p.to_run, 1), stats=_stats(p))
+
+    def __enter__(self):
+        self.bar.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.bar.stop()
+
+
+def progress_view(console: Console) -> ProgressView:
+    return ProgressView(console)
+
+
+def summary_line(name: str, p: BatchProgress) -> str:
+    head = "[yellow]stopped[/yellow]" if p.stopped else "[green]done[/green]"
+    tail = f"; resume with the same command (batch {name})" if p.stopped or p.failed else ""
+    if p.failed and not p.stopped:
+        tail += " and --retry-failed"
+    return (f"{head}: {p.ok} ok, {p.failed} failed, {p.cancelled} cancelled, {p.skipped} skipped · tokens "
+            f"{p.input_tokens:,} in / {p.output_tokens:,} out · cost {p.cost_text()}{tail}")

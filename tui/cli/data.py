@@ -1,0 +1,366 @@
+"""Data commands: import, users, show, schema, paths.
+
+Thin views over ``core.formats`` and ``storage``: they parse options, call one function, print.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import sys
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from core.formats import FORMAT_ORDER, FormatError
+
+STAR = "★"
+
+
+# -- helpers -------------------------------------------------------------------------------
+def _obj(ctx: click.Context) -> dict:
+    return ctx.find_root().obj or {}
+
+
+def _settings(ctx: click.Context):
+    from core.settings import load_settings
+
+    return load_settings(_obj(ctx).get("config"))
+
+
+def _db_path(ctx: click.Context) -> Path:
+    chosen = _obj(ctx).get("db")
+    return Path(chosen).expanduser() if chosen else Path(_settings(ctx).db).expanduser()
+
+
+def _fail(message: str) -> None:
+    Console(stderr=True, highlight=False, soft_wrap=True).print(Text(message, style="bold red"))
+    sys.exit(1)
+
+
+def _open(path: Path):
+    """Open (and migrate) the database, turning the ways that can fail into one red line."""
+    from storage.db import open_db
+    from storage.migrations import MigrationError
+
+    try:
+        return open_db(path)
+    except (MigrationError, sqlite3.DatabaseError, OSError) as exc:
+        _fail(f"cannot open the database {path}: {exc}")
+
+
+def _open_existing(ctx: click.Context):
+    """Open the database for reading commands; do not create one just to say it is empty."""
+    path = _db_path(ctx)
+    if not path.exists():
+        _fail(f"no database at {path} yet; import data first: prefscope import PATH")
+    return _open(path)
+
+
+# -- import --------------------------------------------------------------------------------
+@click.command("import")
+@click.argument("path", type=click.Path(path_type=Path))
+@click.option("--format", "format_", type=click.Choice(FORMAT_ORDER), help="Skip auto-detection.")
+@click.option("--max-mb", type=click.IntRange(min=1), help="Refuse files larger than this (default from settings: 200).")
+@click.option("--user-speaker", type=click.Choice(["a", "b"]), help="LoCoMo only: whose history it is (default a).")
+@click.pass_context
+def import_cmd(ctx: click.Context, path: Path, format_: str | None, max_mb: int | None, user_speaker: str | None) -> None:
+    """Import a dataset file or folder into the database, all or nothing.
+
+    Re-importing a user or filler pool id replaces the stored one.
+    """
+    from core.formats import detect_format, format_module, load_path
+
+    max_bytes = (max_mb or _settings(ctx).max_import_mb) * 1024 * 1024
+    try:
+        if user_speaker is not None:
+            name = format_ or (detect_format(path) if path.exists() else None)
+            if name != "locomo":
+                raise click.UsageError(f"--user-speaker applies to LoCoMo files only (this is {name or 'not found'})")
+            result = format_module("locomo").load(path, max_bytes, user_speaker=user_speaker)
+        else:
+            result = load_path(path, format=format_, max_bytes=max_bytes)
+    except FormatError as exc:
+        _fail(str(exc))
+        return
+
+    from storage.users import DuplicateInImport, save_import
+
+    db_path = _db_path(ctx)
+    db = _open(db_path)
+    try:
+        summary = save_import(db, result)
+    except (DuplicateInImport, sqlite3.DatabaseError) as exc:
+        _fail(f"{path.name}: {exc} (the database is unchanged)")
+        return
+    finally:
+        db.close()
+
+    out = Console(highlight=False, soft_wrap=True)
+    parts = []
+    if summary.users_added:
+        parts.append(f"{len(summary.users_added)} user{'s' * (len(summary.users_added) != 1)} added")
+    if summary.users_replaced:
+        parts.append(f"{len(summary.users_replaced)} replaced ({_ids(summary.users_replaced)})")
+    if summary.pools_added:
+        parts.append(f"{len(summary.pools_added)} filler pool{'s' * (len(summary.pools_added) != 1)} added")
+    if summary.pools_replaced:
+        parts.append(f"{len(summary.pools_replaced)} filler pool(s) replaced ({_ids(summary.pools_replaced)})")
+    out.print(Text(f"Imported {path.name} ({summary.format}): " + (", ".join(parts) or "nothing to store"), style="green"))
+    out.print(Text(
+        f"{summary.sessions:,} sessions · {summary.turns:,} turns · {summary.preferences:,} preferences · "
+        f"{summary.queries:,} queries · {summary.attributes:,} attributes → {db_path}"
+    ))
+    for note in summary.notes:
+        out.print(Text(f"note: {note}", style="yellow"))
+
+
+def _ids(ids: list[str], limit: int = 5) -> str:
+    shown = ", ".join(ids[:limit])
+    return shown + (f", … {len(ids) - limit} more" if len(ids) > limit else "")
+
+
+# -- users ---------------------------------------------------------------------------------
+@click.command()
+@click.pass_context
+def users(ctx: click.Context) -> None:
+    """List imported users (and filler pools)."""
+    from storage.fillers import list_filler_pools
+    from storage.users import list_users
+
+    db = _open_existing(ctx)
+    try:
+        rows = list_users(db)
+        pools = list_filler_pools(db)
+    finally:
+        db.close()
+    out = Console(highlight=False)
+    if not rows and not pools:
+        out.print("No users yet. Import some: prefscope import PATH")
+        return
+    if rows:
+        out.print(_listing(
+            f"{len(rows)} user{'s' * (len(rows) != 1)}", out.width,
+            [(u.id, u.source, u.name, [u.sessions, u.preferences, u.queries, u.attributes, u.chars // 4]) for u in rows],
+            ["sess", "prefs", "qs", "attrs", "~t"],
+        ))
+    if pools:
+        out.print(_listing(
+            f"{len(pools)} filler pool{'s' * (len(pools) != 1)}", out.width,
+            [(p.id, p.source, p.name, [p.sessions, p.chars // 4]) for p in pools], ["sess", "~t"],
+        ))
+    out.print(Text("~t = characters / 4; `prefscope show USER` counts real tokens.", style="dim"))
+
+
+def _listing(title: str, width: int, items: list[tuple[str, str, str, list[int]]], numbers: list[str]) -> Table:
+    """id | numbers… | source | name, the name cut to whatever width is left."""
+    table = Table(title=title, title_justify="left", box=None, pad_edge=False, header_style="bold")
+    id_w = max(len(i[0]) for i in items)
+    table.add_column("id", no_wrap=True, min_width=id_w)
+    used = id_w + 2
+    for n, name in enumerate(numbers):
+        w = max(len(name), *(len(f"{i[3][n]:,}") for i in items))
+        table.add_column(name, justify="right", no_wrap=True, min_width=w)
+        used += w + 2
+    source_w = min(12, max(len("source"), *(len(i[1]) for i in items)))
+    table.add_column("source", no_wrap=True, overflow="ellipsis", max_width=source_w)
+    used += source_w + 2
+    table.add_column("name", no_wrap=True, overflow="ellipsis", max_width=max(8, width - used - 1))
+    for id_, source, name, values in items:
+        table.add_row(id_, *(f"{v:,}" for v in values), source, name)
+    return table
+
+
+# -- show ----------------------------------------------------------------------------------
+@click.command()
+@click.argument("user_id", metavar="USER")
+@click.option("--session", "session_id", help="Print this session's turns instead of the timeline.")
+@click.option("--query", "query_id", help="Star the gold evidence of this query (default: the first).")
+@click.option("--expression", type=click.IntRange(0, 4),
+              help="Expression type 1-4 (0: none) whose evidence to star (default: the lowest present).")
+@click.pass_context
+def show(ctx: click.Context, user_id: str, session_id: str | None, query_id: str | None, expression: int | None) -> None:
+    """Print a user's session timeline with the chosen query's gold evidence starred (★)."""
+    from storage.users import UnknownUser, load_user
+
+    db = _open_existing(ctx)
+    try:
+        bundle = load_user(db, user_id)
+    except UnknownUser as exc:
+        _fail(str(exc))
+        return
+    finally:
+        db.close()
+    if session_id is not None:
+        _print_session(bundle, session_id)
+    else:
+        _print_timeline(bundle, query_id, expression)
+
+
+def _print_session(bundle, session_id: str) -> None:
+    from tui.cli.timeline import session_tokens
+
+    try:
+        session = bundle.session(session_id)
+    except KeyError:
+        _fail(f"user {bundle.user.id!r} has no session {session_id!r}")
+        return
+    tokens, unit = session_tokens([session])
+    out = Console(highlight=False)
+    head = Text(f"{session.id}", style="bold")
+    head.append(f"  {session.kind}")
+    if session.date:
+        head.append(f"  {session.date.isoformat()}")
+    if session.expression_type:
+        head.append(f"  E{session.expression_type}")
+    if session.preference_ids:
+        head.append(f"  prefs {', '.join(session.preference_ids)}")
+    head.append(f"  {tokens[session.id]:,}{unit}  {len(session.turns)} turns")
+    out.print(head)
+    if session.title:
+        out.print(Text(session.title, style="italic"))
+    for i, turn in enumerate(session.turns):
+        label = Text(f"\n#{i} {turn.role}", style="bold cyan" if turn.role == "user" else "bold magenta")
+        if turn.source_id:
+            label.append(f"  ({turn.source_id})", style="dim")
+        out.print(label)
+        out.print(Text(turn.content))
+
+
+def _print_timeline(bundle, query_id: str | None, expression: int | None) -> None:
+    from core.model import EXPRESSION_TYPES
+    from tui.cli.timeline import build_timeline, session_tokens
+
+    query = None
+    if query_id is not None:
+        try:
+            query = bundle.query(query_id)
+        except KeyError:
+            known = ", ".join(q.id for q in bundle.queries[:10]) or "none"
+            _fail(f"user {bundle.user.id!r} has no query {query_id!r} (queries: {known})")
+            return
+    elif bundle.queries:
+        query = bundle.queries[0]
+    if expression is None:
+        present = [t for t in bundle.expression_types() if t]
+        expression = present[0] if present else None
+    evidence = set(bundle.gold_evidence(query, expression)) if query is not None else set()
+    tokens, unit = session_tokens(bundle.sessions)
+    rows = build_timeline(bundle, tokens=tokens, evidence=evidence)
+
+    out = Console(highlight=False)
+    u = bundle.user
+    title = Text(f"{u.name or u.id}", style="bold")
+    if u.name:
+        title.append(f" ({u.id})")
+    title.append(f" · {u.source} · {len(bundle.sessions)} sessions · {sum(tokens.values()):,}{unit}")
+    out.print(title)
+    if query is not None:
+        line = Text(f"query {query.id} [{query.kind}]: ", style="bold")
+        line.append(query.text, style="")
+        out.print(line)
+        detail = []
+        if query.preference_id:
+            detail.append(f"preference {query.preference_id}: {bundle.preference(query.preference_id).text}")
+        if query.evidence_sessions or query.evidence_turns:
+            detail.append("evidence given by the query itself")
+        elif expression:
+            detail.append(f"expression {expression} ({EXPRESSION_TYPES[expression]})")
+        detail.append(f"{STAR} gold evidence: {len(evidence)} session{'s' * (len(evidence) != 1)}")
+        out.print(Text(" · ".join(detail), style="dim"))
+    else:
+        out.print(Text("no queries: nothing to star", style="dim"))
+
+    # Ids often repeat the user id (PrefEval: "<user>-explicit"); show them without it.
+    prefix = _common_prefix(u.id, [s.id for s in bundle.sessions] + [p.id for p in bundle.preferences])
+    short = (lambda i: "…" + i[len(prefix):]) if prefix else (lambda i: i)
+    table = Table(box=None, pad_edge=False, header_style="bold")
+    for name, justify in (("", "left"), ("#", "right"), ("date", "left"), ("kind", "left"), ("expr", "left"),
+                          (unit, "right"), ("session", "left"), ("prefs", "left")):
+        table.add_column(name, justify=justify, no_wrap=True, overflow="ellipsis")
+    other_types = False
+    for row in rows:
+        dim = (expression and row.kind == "preference" and row.expression_type not in (None, expression))
+        other_types = other_types or bool(dim)
+        style = "dim" if dim else ("bold yellow" if row.evidence else "")
+        if row.count > 1:
+            kind, ident = f"{row.kind} ×{row.count}", f"{short(row.session_ids[0])} … {short(row.session_ids[-1])}"
+        else:
+            kind, ident = row.kind, short(row.session_ids[0])
+        table.add_row(
+            STAR if row.evidence else "", str(row.position), _dates(row), kind,
+            f"E{row.expression_type}" if row.expression_type else "", f"{row.tokens:,}", ident,
+            ",".join(short(p) for p in row.preference_ids), style=style,
+        )
+    out.print(table)
+    if prefix:
+        out.print(Text(f"… = {prefix} (ids shown without the user id; --session takes the full id)", style="dim"))
+    if other_types:
+        out.print(Text(f"dim: preference sessions of other expression types (not in an E{expression} history)",
+                       style="dim"))
+    if unit == "~t":
+        out.print(Text("~t = characters / 4 (tokenizer unavailable)", style="dim"))
+
+
+def _common_prefix(user_id: str, ids: list[str]) -> str:
+    """The user id, if every id starts with it plus something more; else ""."""
+    if ids and all(i.startswith(user_id) and len(i) > len(user_id) for i in ids):
+        return user_id
+    return ""
+
+
+def _dates(row) -> str:
+    if row.date is None:
+        return ""
+    if row.count > 1 and row.date_end and row.date_end != row.date:
+        return f"{row.date.isoformat()}…{row.date_end.isoformat()}"
+    return row.date.isoformat()
+
+
+# -- schema --------------------------------------------------------------------------------
+@click.command()
+@click.option("--filler", is_flag=True, help="The filler-pool file format instead of the user bundle.")
+def schema(filler: bool) -> None:
+    """Print the JSON Schema of the native bundle format (prefscope.user, version 1)."""
+    from core.formats import native
+    from core.model import FillerPool, UserBundle
+
+    model, tag = (FillerPool, native.FILLER_TAG) if filler else (UserBundle, native.USER_TAG)
+    body = model.model_json_schema()
+    doc = {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": f"{tag} v{native.VERSION}",
+        "description": body.get("description", ""),
+        "type": "object",
+        "properties": {
+            "format": {"const": tag, "type": "string"},
+            "version": {"const": native.VERSION, "type": "integer"},
+            **body.get("properties", {}),
+        },
+        "required": ["format", "version", *body.get("required", [])],
+        "additionalProperties": False,
+    }
+    if "$defs" in body:
+        doc["$defs"] = body["$defs"]
+    click.echo(json.dumps(doc, indent=2, ensure_ascii=False))
+
+
+# -- paths ---------------------------------------------------------------------------------
+@click.command()
+@click.pass_context
+def paths(ctx: click.Context) -> None:
+    """Print where the database, config file and data directory are."""
+    from core.settings import config_path, data_dir
+
+    config = Path(_obj(ctx).get("config") or config_path()).expanduser()
+    db = _db_path(ctx)
+    rows = [
+        ("database", db, f"{db.stat().st_size / 1e6:.1f} MB" if db.exists() else "not created yet"),
+        ("config", config, "exists" if config.exists() else "absent (defaults)"),
+        ("data dir", data_dir(), "exists" if data_dir().exists() else "not created yet"),
+    ]
+    for label, path, state in rows:  # plain lines: paths must stay whole for copy and paste
+        click.echo(f"{label:<9} {path}  ({state})")

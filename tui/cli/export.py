@@ -1,0 +1,142 @@
+"""`prefscope export` and `prefscope report`: stored runs as CSV/JSONL, and aggregate tables.
+
+The work is done by :mod:`storage.export` and :mod:`storage.report` (shared with the TUI); this
+module parses options and renders.
+"""
+
+from __future__ import annotations
+
+import io
+import sys
+
+import click
+
+FILTERS = [
+    click.option("--runs", "run_ids", multiple=True, help="Run id (repeatable)."),
+    click.option("--user", "users", multiple=True, help="User id (repeatable)."),
+    click.option("--model", "models", multiple=True, help="Model id (repeatable), e.g. demo:oracle."),
+    click.option("--method", "methods", multiple=True, help="Method (repeatable)."),
+    click.option("--context", "contexts", multiple=True, help="Context configuration (repeatable)."),
+    click.option("--batch", "labels", multiple=True, help="Batch name (repeatable)."),
+    click.option("--since", default=None, help="Runs created at or after this ISO date/time, e.g. 2026-05-01."),
+]
+
+
+def filters(func):
+    for option in reversed(FILTERS):
+        func = option(func)
+    return func
+
+
+def _run_filter(run_ids, users, models, methods, contexts, labels, since):
+    from core.context import ContextError, config_named
+    from core.methods import UnknownMethod, method_info
+    from storage.export import RunFilter
+
+    try:
+        methods = [method_info(m).name for m in methods]
+        contexts = [config_named(c).name for c in contexts]
+    except (UnknownMethod, ContextError) as exc:
+        raise click.ClickException(str(exc)) from None
+    return RunFilter(list(run_ids), list(users), list(models), methods, contexts, since, list(labels))
+
+
+def _db(ctx: click.Context):
+    from pathlib import Path
+
+    from core.settings import load_settings
+    from storage.db import open_db
+
+    obj = ctx.obj or {}
+    path = Path(obj.get("db") or load_settings(obj.get("config")).db)
+    if not path.exists():
+        raise click.ClickException(f"no database at {path}: run something first (`prefscope run` / `prefscope batch`)")
+    return open_db(path)
+
+
+@click.command("export")
+@filters
+@click.option("--format", "fmt", type=click.Choice(["csv", "jsonl"]), default="csv", show_default=True)
+@click.option("--layout", type=click.Choice(["wide", "long"]), default="wide", show_default=True,
+              help="wide: one row per final response with score columns; long: one row per judgment.")
+@click.option("--out", "out", type=click.Path(dir_okay=False, writable=True), default=None,
+              help="Output file (default: stdout).")
+@click.pass_context
+def export(ctx: click.Context, run_ids, users, models, methods, contexts, labels, since, fmt, layout, out) -> None:
+    """Export runs to CSV or JSONL (UTF-8, header row; CSV cells that look like formulas get a leading ')."""
+    from storage.export import export as do_export
+
+    f = _run_filter(run_ids, users, models, methods, contexts, labels, since)
+    db = _db(ctx)
+    try:
+        if out:
+            with open(out, "w", encoding="utf-8", newline="") as fh:
+                n = do_export(db, fh, f=f, fmt=fmt, layout=layout)
+            click.echo(f"{n:,} rows → {out}", err=True)
+        else:
+            stream = io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8", newline="", write_through=False)
+            try:
+                n = do_export(db, stream, f=f, fmt=fmt, layout=layout)
+                stream.flush()
+            finally:
+                stream.detach()
+            click.echo(f"{n:,} rows", err=True)
+    finally:
+        db.close()
+
+
+@click.command("report")
+@filters
+@click.option("--by", default="model", show_default=True,
+              help="Comma-separated factors: model, provider, user, query, query_kind, expression_type, context, "
+                   "method, seed, batch, instance_type, preference_origin, preference_type, topic, dimension.")
+@click.option("--metric", default="rubric:alignment", show_default=True,
+              help="A judgment kind:dimension (rubric:alignment, checklist:preference …), a kind (all its "
+                   "dimensions), or accuracy (MCQ/TF).")
+@click.option("--source", "sources", multiple=True, type=click.Choice(["llm", "heuristic", "human"]),
+              help="Only these judge sources (default: all, each in its own rows).")
+@click.option("--cupid", is_flag=True, help="Also CUPID preference-matching P/R/F1 (grouped by --cupid-by).")
+@click.option("--cupid-by", default="instance_type", show_default=True)
+@click.option("--interpref", is_flag=True, help="Also InterPref pass rate (by --by) and Bradley–Terry coefficients.")
+@click.option("--chart/--no-chart", default=True, show_default=True, help="Terminal bar chart under each table.")
+@click.option("--csv", "csv_path", type=click.Path(dir_okay=False, writable=True), help="Write the tables as CSV.")
+@click.option("--png", "png_path", type=click.Path(dir_okay=False, writable=True), help="Write bar charts as PNG.")
+@click.pass_context
+def report(ctx: click.Context, run_ids, users, models, methods, contexts, labels, since, by, metric, sources, cupid,
+           cupid_by, interpref, chart, csv_path, png_path) -> None:
+    """Aggregate tables: n, mean and bootstrap 95% CI by any factors (e.g. --by expression_type,model)."""
+    from rich.console import Console
+
+    from storage.report import ReportError, bradley_terry_table, matching_table, pass_table, score_table
+    from tui.cli.report_view import bar_chart, rich_table, write_csv, write_png
+
+    f = _run_filter(run_ids, users, models, methods, contexts, labels, since)
+    factors = [b for b in by.split(",") if b.strip()]
+    db = _db(ctx)
+    try:
+        tables = [score_table(db, metric, factors, f, sources=sources or None)]
+        if cupid:
+            tables.append(matching_table(db, [b for b in cupid_by.split(",") if b.strip()], f))
+        if interpref:
+            tables += [pass_table(db, factors, f), bradley_terry_table(db, f)]
+    except ReportError as exc:
+        raise click.ClickException(str(exc)) from None
+    finally:
+        db.close()
+    console = Console()
+    for t in tables:
+        console.print(rich_table(t))
+        if chart and t.rows:
+            console.print(bar_chart(t))
+        for note in t.notes:
+            console.print(f"[dim]note: {note}[/dim]")
+        console.print()
+    if csv_path:
+        write_csv(tables, csv_path)
+        console.print(f"tables → {csv_path}")
+    if png_path:
+        try:
+            write_png(tables, png_path)
+        except ValueError as exc:
+            raise click.ClickException(str(exc)) from None
+        console.print(f"charts → {png_path}")

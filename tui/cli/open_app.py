@@ -1,0 +1,60 @@
+"""Opening the workbench: `prefscope` (no subcommand), `prefscope demo`, `prefscope serve`."""
+
+from __future__ import annotations
+
+import click
+
+DEMO_USER = "maya"
+
+
+def _build(obj: dict, *, demo: bool):
+    from core.settings import DEFAULT_DEMO_MODELS, load_settings
+    from storage.runs import mark_interrupted
+    from tui.app import make_app
+    from tui.workbench import Workbench
+
+    settings = load_settings(obj.get("config"), db=obj.get("db"))
+    workbench = Workbench(settings)
+    imported = workbench.ensure_sample_data()
+    interrupted = mark_interrupted(workbench.db)
+    # The demo opens on a RealPref-style sample user, so all four expression types are there.
+    app = make_app(settings, workbench, models=list(DEFAULT_DEMO_MODELS) if demo else None,
+                   initial_user=DEMO_USER if demo else None)
+    notes = []
+    if imported:
+        notes.append(f"first run: imported the sample data ({', '.join(imported)})")
+    if interrupted:
+        notes.append(f"{len(interrupted)} run(s) cut off last time were marked interrupted; partial text kept")
+    app.startup_notes = notes
+    return app
+
+
+def open_app(obj: dict, *, demo: bool) -> None:
+    app = _build(obj, demo=demo)
+    app.run()
+
+
+@click.command()
+@click.pass_obj
+def demo(obj: dict) -> None:
+    """Open the workbench on the sample users with the offline demo models."""
+    open_app(obj, demo=True)
+
+
+@click.command()
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=8000, show_default=True, type=int)
+@click.pass_obj
+def serve(obj: dict, host: str, port: int) -> None:
+    """Serve the workbench in a browser (textual-serve), for demos."""
+    import shlex
+    import sys
+
+    from textual_serve.server import Server
+
+    args = [sys.executable, "-m", "tui.cli"]
+    if obj.get("db"):
+        args += ["--db", obj["db"]]
+    if obj.get("config"):
+        args += ["--config", obj["config"]]
+    Server(" ".join(shlex.quote(a) for a in args), host=host, port=port, title="prefscope").serve()

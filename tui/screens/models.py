@@ -1,0 +1,50 @@
+"""Choose the models to run: demo models always, real ones when a key or endpoint exists."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, SelectionList
+
+
+class ModelPicker(ModalScreen[list[str] | None]):
+    DEFAULT_CSS = """
+    ModelPicker { align: center middle; }
+    ModelPicker > Vertical { width: 80; height: auto; max-height: 30; border: round $accent; background: $surface; padding: 1; }
+    ModelPicker SelectionList { height: auto; max-height: 18; }
+    """
+    BINDINGS = [Binding("escape", "dismiss_none", "Close", id="close", tooltip="Close without changes")]
+
+    def __init__(self, models: list[tuple[str, str, bool]], chosen: list[str]):
+        super().__init__()
+        self.models = models
+        self.chosen = chosen
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label("Models to run side by side (space toggles). Unusable ones say why.")
+            yield SelectionList[str](
+                *[(label, mid, mid in self.chosen) for mid, label, usable in self.models if usable],
+                id="models",
+            )
+            blocked = [label for _, label, usable in self.models if not usable]
+            if blocked:
+                yield Label("[dim]" + "\n".join(blocked) + "[/]")
+            yield Input(placeholder="add another model id, e.g. openai:gpt-4o-mini (enter)", id="extra")
+            yield Button("Use these models", id="ok", variant="primary")
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        value = event.value.strip()
+        if ":" not in value:
+            self.notify("A model id looks like provider:model", severity="warning")
+            return
+        self.query_one(SelectionList).add_option((value, value, True))
+        event.input.value = ""
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(list(self.query_one(SelectionList).selected))
+
+    def action_dismiss_none(self) -> None:
+        self.dismiss(None)

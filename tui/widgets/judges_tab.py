@@ -1,0 +1,70 @@
+"""The Judges tab: every score with its rationale and raw output; the operator's own scores.
+
+Keys (on the table): ``enter`` shows a judgment in full, ``h`` scores the row's answer yourself on
+the same scales, ``p`` picks the better of two answers. The widget only posts requests.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.binding import Binding
+from textual.widgets import DataTable
+
+from tui.messages import HumanScoreRequested, JudgmentOpened, PairwiseRequested
+
+
+def _short(text: str | None, n: int) -> str:
+    s = " ".join((text or "").split())
+    return s if len(s) <= n else s[: n - 1] + "…"
+
+
+def source_label(j) -> str:
+    if j.human:
+        return "human"
+    if j.heuristic:
+        return "heuristic"
+    return "LLM"
+
+
+class JudgesTable(DataTable):
+    BINDINGS = [
+        Binding("h", "human_score", "Score it", id="judges.human", tooltip="Score the selected answer yourself"),
+        Binding("p", "pairwise", "Pick better", id="judges.pairwise", tooltip="Choose the better of two answers"),
+    ]
+
+    def __init__(self, *, id: str | None = None):
+        super().__init__(id=id, cursor_type="row", zebra_stripes=True)
+        #: (model id, response id, judgment) per row, in row order.
+        self.items: list[tuple[str, str | None, object]] = []
+
+    def on_mount(self) -> None:
+        self.add_columns("model", "source", "judge", "kind", "dimension", "score", "parsed", "rationale", "raw output")
+
+    def clear_items(self) -> None:
+        self.items = []
+        self.clear()
+
+    def add_item(self, model: str, response_id: str | None, j) -> None:
+        self.items.append((model, response_id, j))
+        score = "" if j.score is None else f"{j.score:g}" + (f"/{j.scale_max:g}" if j.scale_max is not None else "")
+        parsed = Text("yes", "green") if j.parse_ok else Text("NO", "bold red")
+        self.add_row(model, source_label(j), j.judge_model, j.kind, j.dimension, score, parsed,
+                     _short(j.rationale or j.error, 70), _short(j.raw, 40))
+
+    def current(self) -> tuple[str, str | None, object] | None:
+        if not self.items or self.cursor_row is None or not (0 <= self.cursor_row < len(self.items)):
+            return None
+        return self.items[self.cursor_row]
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        item = self.current()
+        if item is not None:
+            self.post_message(JudgmentOpened(*item))
+
+    def action_human_score(self) -> None:
+        item = self.current()
+        self.post_message(HumanScoreRequested(item[1] if item else None))
+
+    def action_pairwise(self) -> None:
+        self.post_message(PairwiseRequested())

@@ -1,0 +1,274 @@
+"""One model's answer: a two-line header (status, timings, tokens, cost), the reply, judge scores.
+
+While streaming, text goes through one ``MarkdownStream`` (cheap appends); when the response
+finishes the stream stops and the Markdown is set once to the full text (style.md). The pane
+only renders: the screen decides what cancel/retry mean.
+
+The reply scrolls inside a container that follows new output only once the reply is taller than
+the pane. (Textual 8.2.8 anchors a short container to a *negative* scroll offset, which pushed a
+short reply to the bottom of the pane with blank lines above it.)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical, VerticalScroll
+from textual.widgets import Markdown, Static
+
+STATUS_STYLE = {
+    "waiting": "dim",
+    "running": "bold yellow",
+    "ok": "bold green",
+    "error": "bold red",
+    "cancelled": "bold magenta",
+    "interrupted": "bold magenta",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class PaneMetrics:
+    """What the header shows about a finished response (from a live event or a stored row)."""
+
+    ttft_ms: float | None
+    duration_ms: float | None
+    input_tokens: int | None
+    output_tokens: int | None
+    cost_usd: float | None
+    cache_hit: bool = False
+
+    @classmethod
+    def of(cls, r) -> PaneMetrics:
+        """From a ``ResponseFinished`` or a ``storage.runs.StoredResponse``."""
+        return cls(r.ttft_ms, r.duration_ms, r.input_tokens, r.output_tokens, r.cost_usd, bool(r.cache_hit))
+
+    @property
+    def tokens_per_s(self) -> float | None:
+        if not self.output_tokens or self.ttft_ms is None or self.duration_ms is None:
+            return None
+        gen_s = (self.duration_ms - self.ttft_ms) / 1000
+        return self.output_tokens / gen_s if gen_s > 0 else None
+
+
+def cost_text(cost_usd: float | None, is_demo: bool) -> str:
+    """Never "$0" for an unknown price: demo models are free, unknown prices are n/a."""
+    if is_demo:
+        return "free (demo)"
+    if cost_usd is None:
+        return "cost n/a"
+    if 0 < cost_usd < 0.0001:
+        return "<$0.0001"
+    return f"${cost_usd:.4f}"
+
+
+def header_lines(status: str, step: str, metrics: PaneMetrics | None, is_demo: bool) -> Text:
+    """Two short lines: status and speed; tokens and cost."""
+    text = Text(no_wrap=True, overflow="ellipsis")
+    text.append(f"● {status}", STATUS_STYLE.get(status, ""))
+    if step and step != "answer":
+        text.append(f" · step {step}", "dim")
+    m = metrics
+    if m is not None:
+        if m.ttft_ms is not None:
+            text.append(f" · ttft {m.ttft_ms:.0f}ms")
+        if m.tokens_per_s is not None:
+            text.append(f" · {m.tokens_per_s:.0f} t/s")
+    text.append("\n")
+    if m is not None:
+        if m.output_tokens is not None:
+            inp = f"{m.input_tokens:,}" if m.input_tokens is not None else "?"
+            text.append(f"{inp}→{m.output_tokens:,} tok · ", "dim")
+        text.append(cost_text(m.cost_usd, is_demo), "dim" if not is_demo else "cyan")
+        if m.cache_hit:
+            text.append(" · replay", "cyan")
+    else:
+        text.append("free (demo)" if is_demo else "", "cyan")
+    return text
+
+
+class ResponsePane(Vertical, can_focus=True):
+    DEFAULT_CSS = """
+    ResponsePane { border: round $panel; height: 1fr; width: 1fr; }
+    ResponsePane:focus-within, ResponsePane:focus { border: round $accent; }
+    ResponsePane > .pane-header { height: 2; padding: 0 1; }
+    ResponsePane > VerticalScroll { height: 1fr; padding: 0 0 0 0; }
+    ResponsePane Markdown { margin: 0; padding: 0 1; }
+    ResponsePane > .pane-scores { height: auto; max-height: 12; padding: 0 1; border-top: dashed $panel; }
+    ResponsePane > .pane-scores.empty { display: none; }
+    ResponsePane.error > VerticalScroll { background: $error 10%; }
+    """
+
+    def __init__(self, slot: int, model_id: str, *, is_demo: bool, id: str | None = None):
+        super().__init__(id=id)
+        self.slot = slot
+        self.model_id = model_id
+        self.is_demo = is_demo
+        self.status = "waiting"
+        self.step = ""
+        self.full_text = ""
+        self.response_id: str | None = None
+        self._stream = None
+        self._metrics: PaneMetrics | None = None
+        self._judgments: list = []
+        self.show_rationales = False
+        self.border_title = self.label
+
+    @property
+    def label(self) -> str:
+        return f"{self.model_id} (demo)" if self.is_demo else self.model_id
+
+    @property
+    def judgments(self) -> list:
+        return list(self._judgments)
+
+    def compose(self) -> ComposeResult:
+        yield Static(self._header_text(), classes="pane-header")
+        with VerticalScroll():
+            yield Markdown("")
+        yield Static("", classes="pane-scores empty")
+
+    # -- following the output ------------------------------------------------------------
+    def _follow(self) -> None:
+        scroll = self.query_one(VerticalScroll)
+        if not scroll.is_anchored and scroll.max_scroll_y > 0:
+            scroll.anchor()
+
+    def _unfollow(self) -> None:
+        scroll = self.query_one(VerticalScroll)
+        scroll.anchor(False)
+        scroll.scroll_home(animate=False)
+
+    def on_resize(self) -> None:
+        scroll = self.query_one(VerticalScroll)
+        if scroll.is_anchored and scroll.max_scroll_y <= 0:
+            scroll.anchor(False)
+
+    # -- streaming -----------------------------------------------------------------------
+    async def begin(self, step: str, is_final: bool, response_id: str | None = None) -> None:
+        """A new request starts (a multi-step method shows each step under its own heading)."""
+        await self._stop_stream()
+        self.status = "running"
+        self.step = step
+        self.response_id = response_id
+        self.remove_class("error")
+        if not is_final or self.full_text:
+            self.full_text += f"\n\n#### step: {step}\n\n" if self.full_text else f"#### step: {step}\n\n"
+            await self.query_one(Markdown).update(self.full_text)
+        self._stream = Markdown.get_stream(self.query_one(Markdown))
+        self._refresh_header()
+
+    async def write(self, text: str) -> None:
+        if not text:
+            return
+        self.full_text += text
+        if self._stream is None:
+            self._stream = Markdown.get_stream(self.query_one(Markdown))
+        await self._stream.write(text)
+        self._follow()
+
+    async def finish(self, finished) -> None:
+        """The request ended (``core.run.ResponseFinished``): final text once, then the header."""
+        await self._stop_stream()
+        self._metrics = PaneMetrics.of(finished)
+        running_on = not finished.is_final_step and finished.status == "ok"
+        await self._show_final(finished.status, finished.error, running_on=running_on)
+
+    async def show_stored(self, response, judgments: list) -> None:
+        """Refill from a stored response (``storage.runs.StoredResponse``) and its judgments."""
+        await self._stop_stream()
+        self._unfollow()
+        self.response_id = response.id
+        self.step = response.step
+        self.full_text = response.text or ""
+        self._metrics = PaneMetrics.of(response)
+        self._judgments = list(judgments)
+        await self._show_final(response.status, response.error)
+        self._refresh_scores()
+
+    async def _show_final(self, status: str, error: str | None, *, running_on: bool = False) -> None:
+        self.status = "running" if running_on else status
+        self.set_class(status == "error", "error")
+        text = self.full_text
+        if status in ("error", "cancelled", "interrupted") and error:
+            text += f"\n\n> **{status}:** {error}"
+            if self.full_text.strip():
+                text += "\n>\n> The partial answer above is kept and stored."
+        await self.query_one(Markdown).update(text)
+        self._refresh_header()
+        self.call_after_refresh(self._follow)
+
+    async def _stop_stream(self) -> None:
+        if self._stream is not None:
+            await self._stream.stop()
+            self._stream = None
+
+    async def reset(self) -> None:
+        await self._stop_stream()
+        self.status = "waiting"
+        self.step = ""
+        self.full_text = ""
+        self.response_id = None
+        self._metrics = None
+        self._judgments.clear()
+        self.remove_class("error")
+        self._unfollow()
+        await self.query_one(Markdown).update("")
+        self._refresh_header()
+        self._refresh_scores()
+
+    # -- scores --------------------------------------------------------------------------
+    def add_judgment(self, judgment) -> None:
+        self._judgments.append(judgment)
+        self._refresh_scores()
+
+    def toggle_rationales(self) -> None:
+        self.show_rationales = not self.show_rationales
+        self._refresh_scores()
+
+    def _refresh_scores(self) -> None:
+        scores = self.query_one(".pane-scores", Static)
+        scores.set_class(not self._judgments, "empty")
+        scores.update(scores_text(self._judgments, self.show_rationales))
+
+    # -- header --------------------------------------------------------------------------
+    def _refresh_header(self) -> None:
+        self.query_one(".pane-header", Static).update(self._header_text())
+
+    def _header_text(self) -> Text:
+        return header_lines(self.status, self.step, self._metrics, self.is_demo)
+
+
+def scores_text(judgments: list, with_rationales: bool) -> Text:
+    """Compact scores (``awareness 4/5 alignment 5/5 …``); with rationales, one per line."""
+    text = Text()
+    if not judgments:
+        return text
+    for j in judgments:
+        label = j.dimension if j.dimension != "*" else j.kind
+        if j.human:
+            label = f"you:{label}"
+        text.append(f"{label} ", "bold")
+        if j.parse_ok and j.score is not None:
+            scale = f"/{j.scale_max:g}" if j.scale_max is not None else ""
+            text.append(f"{j.score:g}{scale}", "green" if _good(j) else "yellow")
+        else:
+            text.append("unparsed", "red")
+        if with_rationales:
+            reason = (j.rationale or j.error or j.raw or "").strip()
+            text.append(f"\n  {reason[:400]}\n", "italic")
+        else:
+            text.append("  ")
+    kinds = {("heuristic" if j.heuristic else "human" if j.human else j.judge_model) for j in judgments}
+    text.append("\n" if not with_rationales else "", "")
+    text.append(f"by {', '.join(sorted(kinds))}", "dim")
+    if not with_rationales:
+        text.append(" · r: reasons", "dim")
+    return text
+
+
+def _good(j) -> bool:
+    if j.score is None or j.scale_max is None or j.scale_min is None:
+        return True
+    return j.score >= (j.scale_min + j.scale_max) / 2

@@ -1,0 +1,82 @@
+"""The analysis tabs under the panes: Prompt, Evidence, Attributes, Relevance, Judges, Runs.
+
+A container that composes a ``TabbedContent`` (so the tab strip shows) with one widget per tab.
+Each tab renders what the screen hands it; none of them reads the database.
+"""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import TabbedContent, TabPane
+
+from tui.widgets.attributes_tab import AttributesView
+from tui.widgets.evidence_tab import EvidenceTable
+from tui.widgets.judges_tab import JudgesTable
+from tui.widgets.prompt_tab import PromptView
+from tui.widgets.relevance_tab import RelevanceView
+from tui.widgets.runs_tab import RunsView
+
+TABS = {
+    "prompt": "Prompt",
+    "evidence": "Evidence",
+    "attributes": "Attributes",
+    "relevance": "Relevance",
+    "judges": "Judges",
+    "runs": "Runs",
+}
+
+
+class AnalysisTabs(Vertical):
+    DEFAULT_CSS = """
+    AnalysisTabs { height: 16; }
+    AnalysisTabs TabbedContent { height: 1fr; }
+    AnalysisTabs TabPane { padding: 0; height: 1fr; }
+    AnalysisTabs DataTable { height: 1fr; }
+    """
+
+    def compose(self) -> ComposeResult:
+        with TabbedContent(id="analysis", initial="tab-prompt"):
+            with TabPane(TABS["prompt"], id="tab-prompt"):
+                yield PromptView(id="prompt-view")
+            with TabPane(TABS["evidence"], id="tab-evidence"):
+                yield EvidenceTable(id="evidence-table")
+            with TabPane(TABS["attributes"], id="tab-attributes"):
+                yield AttributesView(id="attributes-view")
+            with TabPane(TABS["relevance"], id="tab-relevance"):
+                yield RelevanceView(id="relevance-view")
+            with TabPane(TABS["judges"], id="tab-judges"):
+                yield JudgesTable(id="judges-table")
+            with TabPane(TABS["runs"], id="tab-runs"):
+                yield RunsView(id="runs-view")
+
+    def show_tab(self, name: str) -> None:
+        self.query_one(TabbedContent).active = f"tab-{name}"
+
+    @property
+    def active(self) -> str:
+        return (self.query_one(TabbedContent).active or "tab-prompt").removeprefix("tab-")
+
+    @property
+    def prompt(self) -> PromptView:
+        return self.query_one(PromptView)
+
+    @property
+    def evidence(self) -> EvidenceTable:
+        return self.query_one(EvidenceTable)
+
+    @property
+    def attributes(self) -> AttributesView:
+        return self.query_one(AttributesView)
+
+    @property
+    def relevance(self) -> RelevanceView:
+        return self.query_one(RelevanceView)
+
+    @property
+    def judges(self) -> JudgesTable:
+        return self.query_one(JudgesTable)
+
+    @property
+    def runs(self) -> RunsView:
+        return self.query_one(RunsView)
