@@ -107,7 +107,11 @@ def bench_import(label: str, result: ImportResult, db_path: Path) -> None:
 
 
 def main() -> None:
-    tmp = Path(tempfile.mkdtemp(prefix="prefscope-bench-"))
+    with tempfile.TemporaryDirectory(prefix="prefscope-bench-") as folder:
+        run(Path(folder))
+
+
+def run(tmp: Path) -> None:
     files = sorted(SAMPLE_DATA.rglob("*.json"))
     if files:
         result = ImportResult(format="native")

@@ -128,7 +128,11 @@ def load_model(name: str):
     path = resolve_model_path(name)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     from sentence_transformers import SentenceTransformer
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()  # no "Loading weights" bar in the CLI / TUI
 
     try:
         model = SentenceTransformer(path, device="cpu", local_files_only=True)

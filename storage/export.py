@@ -32,6 +32,7 @@ from typing import IO
 from sqlite_utils import Database
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+FORMULA_CHARS = frozenset(FORMULA_START)
 REDACTED = "[redacted]"
 
 WIDE_BASE = [
@@ -89,25 +90,53 @@ _SECRET_ENV = re.compile(r"(API_KEY|_TOKEN|_SECRET|_PASSWORD)$", re.I)
 _KEY_SHAPE = r"\bsk-[A-Za-z0-9_\-]{16,}"
 
 
-def secret_pattern(environ: dict[str, str] | None = None) -> re.Pattern:
+def secret_values(environ: dict[str, str] | None = None) -> list[str]:
     env = os.environ if environ is None else environ
-    values = sorted({v for k, v in env.items() if _SECRET_ENV.search(k) and len(v) >= 8}, key=len, reverse=True)
-    return re.compile("|".join([re.escape(v) for v in values] + [_KEY_SHAPE]))
+    return sorted({v for k, v in env.items() if _SECRET_ENV.search(k) and len(v) >= 8}, key=len, reverse=True)
+
+
+def secret_pattern(environ: dict[str, str] | None = None) -> re.Pattern:
+    return re.compile("|".join([re.escape(v) for v in secret_values(environ)] + [_KEY_SHAPE]))
 
 
 class Cleaner:
+    """Redacts secrets and (for CSV) neutralises formula-like text cells; numbers pass through."""
+
     def __init__(self, neutralise: bool, environ: dict[str, str] | None = None):
         self.neutralise = neutralise
+        self._values = secret_values(environ)
         self._secret = secret_pattern(environ)
+        self._shape = re.compile(_KEY_SHAPE)
+
+    def _suspect(self, text: str) -> bool:
+        """Cheap test first (substring search), the regex only when ``sk-`` occurs at all."""
+        return any(v in text for v in self._values) or ("sk-" in text and self._shape.search(text) is not None)
 
     def __call__(self, value):
         if not isinstance(value, str) or not value:
             return value
-        if self._secret.search(value):
+        if self._suspect(value):
             value = self._secret.sub(REDACTED, value)
         if self.neutralise and value.startswith(FORMULA_START):
             value = "'" + value
         return value
+
+    def row(self, row: list) -> list:
+        """The whole row at once: one secret search over its joined text (keys contain no NUL, so
+        no match can span two cells), per-cell work only when something matched."""
+        texts = [v for v in row if isinstance(v, str)]
+        hit = bool(texts) and self._suspect("\x00".join(texts))
+        if not hit and not self.neutralise:
+            return row
+        out = []
+        for v in row:
+            if isinstance(v, str) and v:
+                if hit:
+                    v = self._secret.sub(REDACTED, v)
+                if self.neutralise and v[0] in FORMULA_CHARS:
+                    v = "'" + v
+            out.append(v)
+        return out
 
 
 # -- wide ---------------------------------------------------------------------------------
@@ -201,14 +230,6 @@ def long_rows(db: Database, f: RunFilter | None = None) -> tuple[list[str], Iter
 
 
 # -- writers ------------------------------------------------------------------------------
-def _csv_value(value):
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return value
-
-
 def write_csv(columns: list[str], rows: Iterable[list], fh: IO[str], *, environ: dict[str, str] | None = None) -> int:
     """UTF-8 CSV with a header row (open ``fh`` with ``newline=""``). Returns the number of rows."""
     clean = Cleaner(neutralise=True, environ=environ)
@@ -216,7 +237,8 @@ def write_csv(columns: list[str], rows: Iterable[list], fh: IO[str], *, environ:
     writer.writerow(columns)
     n = 0
     for row in rows:
-        writer.writerow([_csv_value(clean(v)) for v in row])
+        writer.writerow(["" if v is None else ("true" if v else "false") if v is True or v is False else v
+                         for v in clean.row(row)])
         n += 1
     return n
 
@@ -226,7 +248,7 @@ def write_jsonl(columns: list[str], rows: Iterable[list], fh: IO[str], *, enviro
     clean = Cleaner(neutralise=False, environ=environ)
     n = 0
     for row in rows:
-        fh.write(json.dumps(dict(zip(columns, (clean(v) for v in row))), ensure_ascii=False))
+        fh.write(json.dumps(dict(zip(columns, clean.row(row))), ensure_ascii=False))
         fh.write("\n")
         n += 1
     return n

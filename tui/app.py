@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import json
+
 from textual.app import App
 from textual.binding import Binding
 
 from core.settings import Settings
+from tui.screens.commands import WorkbenchCommands
 
 METHOD_FALLBACK = [("zero-shot", "zero-shot (RealPref)")]
+UI_STATE = "ui-state.json"  # in the data dir: what the operator chose in the app (the theme)
 
 
 class PrefscopeApp(App):
     CSS_PATH = "styles.tcss"
     TITLE = "prefscope"
+    COMMANDS = App.COMMANDS | {WorkbenchCommands}
     BINDINGS = [
         Binding("f1", "help", "Help", id="help", tooltip="Keys and a short tour"),
         Binding("f8", "screenshot", "Screenshot", id="screenshot", tooltip="Save an SVG screenshot"),
@@ -20,26 +25,53 @@ class PrefscopeApp(App):
     ]
 
     def __init__(self, settings: Settings, workbench, *, models: list[str] | None = None,
-                 initial_user: str | None = None):
+                 initial_user: str | None = None, remember_theme: bool = True):
         super().__init__()
         self.initial_user = initial_user
         self.settings = settings
         self.workbench = workbench
         self._initial_models = models or list(settings.models)
+        self._remember_theme = remember_theme
         #: Things the operator should know at start (first-run import, interrupted runs).
         self.startup_notes: list[str] = []
 
     def on_mount(self) -> None:
         from tui.screens.main import MainScreen
 
-        if self.settings.theme in self.available_themes:
-            self.theme = self.settings.theme
+        theme = self._remembered_theme() or self.settings.theme
+        if theme in self.available_themes:
+            self.theme = theme
+        if self._remember_theme:
+            self.theme_changed_signal.subscribe(self, self._save_theme)
         if self.settings.keymap:
             self.set_keymap(self.settings.keymap)
+        judges = self.judge_names()
         self.push_screen(MainScreen(self.workbench, methods=self.methods(), models=self._initial_models,
-                                    judges=self.judge_names()))
+                                    judges=judges, default_judge=self.default_judge(judges)))
         for note in self.startup_notes:
             self.notify(note, timeout=6)
+
+    # -- the remembered theme ------------------------------------------------------------
+    def _state_path(self):
+        from core.settings import data_dir
+
+        return data_dir() / UI_STATE
+
+    def _remembered_theme(self) -> str | None:
+        if not self._remember_theme:
+            return None
+        try:
+            return json.loads(self._state_path().read_text()).get("theme")
+        except (OSError, ValueError, AttributeError):
+            return None
+
+    def _save_theme(self, theme) -> None:
+        path = self._state_path()
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps({"theme": theme.name}))
+        except OSError as exc:
+            self.notify(f"could not remember the theme in {path}: {exc}", severity="warning")
 
     # -- what can be chosen --------------------------------------------------------------
     def methods(self) -> list[tuple[str, str]]:
@@ -56,17 +88,28 @@ class PrefscopeApp(App):
         return [(m.id, m.label, m.usable) for m in available_models(self.settings)]
 
     def judge_names(self) -> list[str]:
-        try:
-            from core.judges import JUDGE_CHOICES
-        except ImportError:
-            return []
-        return list(JUDGE_CHOICES)
+        """Offline judges always; LLM judges (rubric, checklist …) only when ``settings.judge`` names
+        a judge model, e.g. ``openai:gpt-4o-mini`` → ``rubric:openai:gpt-4o-mini``."""
+        from core.judges import HEURISTIC, JUDGE_CHOICES, LLM_KINDS
+
+        names = [n for n in JUDGE_CHOICES if n not in LLM_KINDS]
+        model = self.settings.judge
+        if model and model != HEURISTIC and ":" in model and model.split(":", 1)[0] not in LLM_KINDS:
+            names += [f"{kind}:{model}" for kind in JUDGE_CHOICES if kind in LLM_KINDS]
+        elif model and model.split(":", 1)[0] in LLM_KINDS:
+            names.append(model)
+        return names
+
+    def default_judge(self, names: list[str]) -> str | None:
+        model = self.settings.judge
+        for candidate in (model, f"rubric:{model}"):
+            if candidate in names:
+                return candidate
+        return names[0] if names else None
 
     def judges_for(self, spec):
-        try:
-            from core.judges import judges_for
-        except ImportError:
-            return []
+        from core.judges import judges_for
+
         return judges_for(spec, self.settings)
 
     # -- actions -------------------------------------------------------------------------
@@ -85,6 +128,7 @@ class PrefscopeApp(App):
 
 
 def make_app(settings: Settings, workbench, *, models: list[str] | None = None,
-             initial_user: str | None = None) -> PrefscopeApp:
+             initial_user: str | None = None, remember_theme: bool = True) -> PrefscopeApp:
     """Build the app around injected settings and services (tests inject their own)."""
-    return PrefscopeApp(settings, workbench, models=models, initial_user=initial_user)
+    return PrefscopeApp(settings, workbench, models=models, initial_user=initial_user,
+                        remember_theme=remember_theme)

@@ -109,9 +109,11 @@ class Workbench:
         from storage.db import open_db
         from storage.embeddings import SqliteEmbeddingCache
 
+        windows = {m.id: self.provider(m).context_window(m) for m in spec.models}
         db = open_db(self.db_path)
         try:
-            return prepare_plan(spec, bundle, pools, self.settings, embedding_cache=SqliteEmbeddingCache(db))
+            return prepare_plan(spec, bundle, pools, self.settings, embedding_cache=SqliteEmbeddingCache(db),
+                                windows=windows)
         finally:
             db.close()
 
@@ -209,27 +211,34 @@ class Workbench:
     def decide_relevance(self, run, bundle: UserBundle, *, embeddings: bool = False) -> int:
         """Run the offline deciders (gold, BM25, optionally embeddings) for a stored run's query
         over its attribute targets (latest extraction, else gold attributes) and retrieved turns;
-        store them (earlier machine decisions replaced, human labels kept). Returns how many."""
+        store them (earlier machine decisions replaced, human labels kept). Returns how many.
+        Embeddings may load a model, so views call this from a worker thread: it opens its own
+        connection."""
         from core.judges import relevance as rel
-        from storage.analyses import save_relevance
+        from storage.analyses import latest_extraction, save_relevance
+        from storage.db import open_db
 
         self.flush()
-        query = bundle.query(run.spec.query_id)
-        stored = self.latest_extraction(bundle.user.id)
-        attrs = [x.attribute for x in stored.extraction.attributes] if stored else list(bundle.attributes)
-        targets = (rel.attribute_targets(bundle, query, run.spec.expression_type, attrs)
-                   + rel.turn_targets(run.plan.retrieved))
-        if not targets:
-            return 0
-        decisions = rel.gold_decisions(targets) + rel.bm25_decisions(query.text, targets)
-        if embeddings:
-            from core.retrieval import Embedder
-            from storage.embeddings import SqliteEmbeddingCache
+        db = open_db(self.db_path)
+        try:
+            query = bundle.query(run.spec.query_id)
+            stored = latest_extraction(db, bundle.user.id)
+            attrs = [x.attribute for x in stored.extraction.attributes] if stored else list(bundle.attributes)
+            targets = (rel.attribute_targets(bundle, query, run.spec.expression_type, attrs)
+                       + rel.turn_targets(run.plan.retrieved))
+            if not targets:
+                return 0
+            decisions = rel.gold_decisions(targets) + rel.bm25_decisions(query.text, targets)
+            if embeddings:
+                from core.retrieval import Embedder
+                from storage.embeddings import SqliteEmbeddingCache
 
-            embed = Embedder(self.settings.embedding_model, SqliteEmbeddingCache(self.db)).embed
-            decisions += rel.embedding_decisions(query.text, targets, embed)
-        return save_relevance(self.db, run.id, query.id, decisions, texts={(t.kind, t.id): t.text for t in targets},
-                              extraction_id=stored.id if stored else None, replace=True)
+                embed = Embedder(self.settings.embedding_model, SqliteEmbeddingCache(db)).embed
+                decisions += rel.embedding_decisions(query.text, targets, embed)
+            return save_relevance(db, run.id, query.id, decisions, texts={(t.kind, t.id): t.text for t in targets},
+                                  extraction_id=stored.id if stored else None, replace=True)
+        finally:
+            db.close()
 
     def close(self) -> None:
         if getattr(self, "_closed", False):

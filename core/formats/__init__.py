@@ -34,13 +34,26 @@ def detect_format(path: Path) -> str:
     raise FormatError(path.name, f"cannot tell the format; pass --format ({', '.join(FORMAT_ORDER)})")
 
 
-def load_path(path: str | Path, format: str | None = None, max_bytes: int = DEFAULT_MAX_BYTES) -> ImportResult:
-    """Read a file or folder into the model. Raises FormatError; never writes anything."""
+def load_path(path: str | Path, format: str | None = None, max_bytes: int = DEFAULT_MAX_BYTES,
+              **options) -> ImportResult:
+    """Read a file or folder into the model. Raises FormatError; never writes anything.
+
+    ``options`` go to the format's loader (e.g. ``user_speaker="b"`` for LoCoMo); an option the
+    detected format does not take is an error rather than silently ignored.
+    """
     path = Path(path)
     if not path.exists():
         raise FormatError(str(path), "no such file or folder")
     name = format or detect_format(path)
-    return format_module(name).load(path, max_bytes)
+    module = format_module(name)
+    if options:
+        import inspect
+
+        accepted = inspect.signature(module.load).parameters
+        unknown = [k for k in options if k not in accepted]
+        if unknown:
+            raise FormatError(path.name, f"{', '.join(unknown)} does not apply to the {name} format")
+    return module.load(path, max_bytes, **options)
 
 
 __all__ = ["FORMAT_ORDER", "FormatError", "ImportResult", "detect_format", "format_module", "load_path"]

@@ -6,7 +6,12 @@ Messages name the file, the record and the field path, then what was expected, e
 
 from __future__ import annotations
 
+import re
+
 from pydantic import ValidationError
+
+#: A model validator's message that starts with the field it is about: "sessions[2].id: …".
+_HEAD = re.compile(r"^((?:\[\d+\]|[A-Za-z_]\w*)(?:\.[A-Za-z_]\w*|\[\d+\])*): (.+)$", re.S)
 
 
 class FormatError(Exception):
@@ -48,6 +53,8 @@ def describe(error: dict) -> str:
     msg = str(error.get("msg", "invalid value"))
     if msg.startswith("Input should be "):
         msg = "expected " + msg.removeprefix("Input should be ")
+    elif msg.startswith(("String should have ", "List should have ")):
+        msg = "expected " + msg.split(" should have ", 1)[1]
     return f"{msg}, got {_show(given)}"
 
 
@@ -64,10 +71,12 @@ def from_validation(source: str, err: ValidationError, *, record: str | None = N
     if prefix:
         path = f"{prefix}.{path}" if path and not path.startswith("[") else f"{prefix}{path}"
     message = describe(first)
-    # Model-level validators already name the path inside their message ("sessions[2].id: …").
-    if not path and ": " in message and message.split(": ", 1)[0].replace("[", "").replace("]", "").replace(".", "").replace("_", "").isalnum():
-        head, message = message.split(": ", 1)
-        path = f"{prefix}.{head}" if prefix else head
+    # Model-level validators name the field inside their message ("sessions[2].id: …"): move it
+    # into the path so the message reads file: record: full.path: what was wrong.
+    head = _HEAD.match(message) if first.get("type") in ("value_error", "assertion_error") else None
+    if head:
+        field, message = head.groups()
+        path = field if not path else (f"{path}{field}" if field.startswith("[") else f"{path}.{field}")
     if len(errors) > 1:
         message += f" (and {len(errors) - 1} more problem{'s' if len(errors) > 2 else ''} in this record)"
     return FormatError(source, message, record=record, path=path or None)

@@ -11,7 +11,8 @@ Mapping (our choices, written down because LoCoMo is two people, not a user and 
 
 * ``user_speaker`` ("a" or "b", default "a") says whose history this is: that speaker's turns are
   ``user``, the other speaker's ``assistant``. One sample -> one UserBundle ``locomo-<sample_id>``
-  named after the user speaker; the other speaker's name is in ``User.meta["other_speaker"]``.
+  (``locomo-<sample_id>-b`` from speaker b's side, so both views can be stored) named after the
+  user speaker; the other speaker's name is in ``User.meta["other_speaker"]``.
 * ``session_<N>`` -> a ``life_event`` session, in numeric N order (LoCoMo reveals background and
   events, it has no tested preference sessions). ``Session.date`` comes from strings such as
   ``4:04 pm on 20 January, 2023``; the raw string, the session summary and the event summary are
@@ -75,6 +76,14 @@ def parse_date(raw: str) -> dt.date | None:
 def load(path: Path, max_bytes: int = DEFAULT_MAX_BYTES, *, user_speaker: str = "a") -> ImportResult:
     if user_speaker not in ("a", "b"):
         raise FormatError(path.name, f"user_speaker: expected 'a' or 'b', got {user_speaker!r}")
+    if path.is_dir():
+        files = sorted(path.glob("*.json"))
+        if not files:
+            raise FormatError(path.name, "folder holds no .json files")
+        result = ImportResult(format=NAME)
+        for f in files:
+            result.extend(load(f, max_bytes, user_speaker=user_speaker))
+        return result
     data = shapes.load_json(path, max_bytes)
     samples = data if isinstance(data, list) else [data]
     expect_type(path.name, data, (list, dict), "")
@@ -110,7 +119,8 @@ class _Sample:
         self.user, self.other = (a, b) if user_speaker == "a" else (b, a)
         sample_id = shapes.get(source, raw, "sample_id", (str, int), "", record, required=False)
         self.sample_id = str(sample_id) if sample_id not in (None, "") else (record or "0").replace("record ", "")
-        self.uid = f"locomo-{self.sample_id}"
+        # Speaker b's perspective gets its own id, so both views of one sample can be stored side by side.
+        self.uid = f"locomo-{self.sample_id}" + ("-b" if user_speaker == "b" else "")
         self.refs: dict[str, str] = {}  # dia_id -> turn ref
 
     def bundle(self) -> UserBundle:

@@ -39,6 +39,8 @@ def read_json(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> object:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise FormatError(path.name, f"line {exc.lineno} column {exc.colno}: invalid JSON ({exc.msg})") from exc
+    except RecursionError as exc:
+        raise FormatError(path.name, "JSON is nested too deeply to read") from exc
 
 
 def read_jsonl(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> list[object]:
@@ -51,6 +53,8 @@ def read_jsonl(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> list[object]:
             records.append(json.loads(line))
         except json.JSONDecodeError as exc:
             raise FormatError(path.name, f"line {lineno}: invalid JSON ({exc.msg})") from exc
+        except RecursionError as exc:
+            raise FormatError(path.name, f"line {lineno}: JSON is nested too deeply to read") from exc
     if not records:
         raise FormatError(path.name, "file has no records")
     return records

@@ -22,6 +22,7 @@ from core.providers.base import ModelSpec
 from core.providers.events import Delta, Done, Error, StreamEvent, Usage
 from core.providers.failures import Family, classify
 from core.providers.streaming import StreamState, guarded
+from core.providers.tls import ssl_context
 
 DEFAULT_MAX_TOKENS = 1024
 NO_KEY = "not-needed"
@@ -113,7 +114,13 @@ class AnthropicProvider:
             connect=self.connect_timeout_s,
             read=min(self.read_timeout_s, spec.params.timeout_s),
         )
-        client = anthropic.AsyncAnthropic(api_key=key, base_url=base_url, max_retries=self.max_retries, timeout=timeout)
+        client = anthropic.AsyncAnthropic(
+            api_key=key,
+            base_url=base_url,
+            max_retries=self.max_retries,
+            timeout=timeout,
+            http_client=anthropic.DefaultAsyncHttpxClient(verify=ssl_context(), timeout=timeout),
+        )
         try:
             stream = await client.messages.create(**self.request_kwargs(spec, messages))
             input_tokens = output_tokens = None

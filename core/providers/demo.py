@@ -26,6 +26,7 @@ providers do not take them (``core.providers.open_stream`` does this).
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 from core.plan import Message
@@ -85,10 +86,16 @@ def count_tokens(text: str) -> int:
 class DemoProvider:
     name = "demo"
 
-    def __init__(self, tokens_per_s: float = DEFAULT_TOKENS_PER_S, sleep: Callable[[float], Awaitable] = asyncio.sleep):
+    def __init__(
+        self,
+        tokens_per_s: float = DEFAULT_TOKENS_PER_S,
+        sleep: Callable[[float], Awaitable] = asyncio.sleep,
+        clock: Callable[[], float] = time.monotonic,
+    ):
         #: 0 or less means no pacing at all (tests).
         self.tokens_per_s = tokens_per_s
         self._sleep = sleep
+        self._clock = clock
 
     @staticmethod
     def label(spec: ModelSpec) -> str:
@@ -121,13 +128,15 @@ class DemoProvider:
         if kind == "slow" and pace > 0:
             await self._sleep(min(1.5, 20 / pace))
         streamed = 0
+        start = self._clock()
         for i, piece in enumerate(pieces):
             if fail_at is not None and i == fail_at:
                 yield Error("demo:flaky dropped the stream on purpose after "
                             f"{streamed} chars (a scripted failure to show the error pane); retry to see it again",
                             kind="transport", before_first_byte=streamed == 0)
                 return
-            await self._sleep(1.0 / pace if pace > 0 else 0)
+            # An absolute schedule, so sleep overheads do not add up: token i is due at start + (i+1)/pace.
+            await self._sleep(max(0.0, start + (i + 1) / pace - self._clock()) if pace > 0 else 0)
             streamed += len(piece)
             yield Delta(piece)
         yield Usage(count_tokens("\n".join(m.content for m in messages)), count_tokens(text))

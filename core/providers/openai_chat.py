@@ -25,6 +25,7 @@ from core.providers.base import ModelSpec
 from core.providers.events import Delta, Done, Error, StreamEvent, Usage
 from core.providers.failures import Family, classify
 from core.providers.streaming import StreamState, guarded
+from core.providers.tls import ssl_context
 
 #: Key placeholder for keyless local servers (the SDK refuses an empty key).
 NO_KEY = "not-needed"
@@ -119,7 +120,13 @@ class OpenAIChatProvider:
             connect=self.connect_timeout_s,
             read=min(self.read_timeout_s, spec.params.timeout_s),
         )
-        client = openai.AsyncOpenAI(api_key=key, base_url=base_url, max_retries=self.max_retries, timeout=timeout)
+        client = openai.AsyncOpenAI(
+            api_key=key,
+            base_url=base_url,
+            max_retries=self.max_retries,
+            timeout=timeout,
+            http_client=openai.DefaultAsyncHttpxClient(verify=ssl_context(), timeout=timeout),
+        )
         try:
             stream = await client.chat.completions.create(**self.request_kwargs(spec, messages, hosted=base_url is None))
             usage = None

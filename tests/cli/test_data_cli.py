@@ -121,7 +121,8 @@ def test_errors_exit_1_without_creating_a_database(tmp_path):
 
 def test_user_speaker_is_for_locomo_only(alex):
     result = CliRunner().invoke(main, ["import", str(alex), "--user-speaker", "b"])
-    assert result.exit_code == 2 and "LoCoMo" in result.output + result.stderr
+    assert result.exit_code == 1
+    assert "user_speaker does not apply to the native format" in result.output + result.stderr
 
 
 def test_db_option_wins_over_env(tmp_path, alex):

@@ -4,7 +4,6 @@ failed cells only re-run with --retry-failed; the estimate; confirmation; Ctrl-C
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import signal
 import subprocess
@@ -66,7 +65,7 @@ def db_path(tmp_path):
 
 
 async def test_200_demo_cells_complete(db_path):
-    session = open_batch(db_path, grid(), settings(db_path))
+    session = open_batch(db_path, grid(judges=["demo:heuristic"]), settings(db_path))
     try:
         assert len(session.cells) == 200
         progress = await session.run()
@@ -78,6 +77,12 @@ async def test_200_demo_cells_complete(db_path):
     assert len(runs) == 200 and len({k for k, _, _ in runs}) == 200
     assert {k for k, _, _ in runs} == {c.key for c in session.cells}
     assert cell_statuses(db_path, "g200") == Counter(ok=200)
+    db = open_db(db_path)
+    judged = dict(db.execute("SELECT judge_model, count(DISTINCT run_id) FROM judgments GROUP BY judge_model"))
+    db.close()
+    # Judges ran inside the batch: heuristic rubric on open queries (7 × 4 × 2 = 56 runs), the
+    # choice parser on MCQ/TF ones (18 × 4 × 2 = 144 runs).
+    assert judged == {"demo:heuristic": 56, "parser:choice": 144}
 
 
 async def test_interrupted_batch_resumes_without_duplicates(db_path):
@@ -283,4 +288,3 @@ def test_progress_cost_text():
     p.priced, p.cost_usd = 1, 0.5
     assert p.cost_text() == "$0.5000 (+2 unpriced)"
     assert CellOutcome("ok").error is None
-    assert json.loads(json.dumps({"x": 1})) == {"x": 1}

@@ -79,6 +79,7 @@ def test_real_observations_become_gold_attributes_for_the_user_speaker(real, rea
 def test_real_user_speaker_b_swaps_the_roles(real_raw):
     bundle = locomo.load(dataset(*REAL), user_speaker="b").bundles[0]
     assert bundle.user.name == real_raw["conversation"]["speaker_b"]
+    assert bundle.user.id == "locomo-conv-30-b"  # distinct from speaker a's view of the same sample
     first = real_raw["conversation"]["session_1"][0]
     assert bundle.sessions[0].turns[0].role == ("user" if first["speaker"] == bundle.user.name else "assistant")
     assert bundle.sessions[0].turns[0].role == "user"  # Gina opens session 1

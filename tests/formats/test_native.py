@@ -65,14 +65,11 @@ def test_error_messages(mutate, expected):
     assert _err(mutate) == expected
 
 
-@pytest.mark.xfail(strict=True, reason="errors.from_validation keeps a model validator's own field head in the "
-                                       "message instead of the path; fix proposed to the lead")
 def test_error_message_folds_validator_field_into_the_path():
     assert _err(lambda d: d["queries"][1].__setitem__("answer", "E")) == (
         "alex.json: user 'alex': queries[1].answer: expected one of A, B, C, D, got 'E'")
 
 
-@pytest.mark.xfail(strict=True, reason="same from_validation issue, for the filler pool's list validator")
 def test_error_message_for_a_non_filler_session_in_a_pool():
     data = json.loads((FIXTURES / "native_filler.json").read_text(encoding="utf-8"))
     data["sessions"][1]["kind"] = "life_event"

@@ -127,15 +127,20 @@ async def test_unknown_demo_model():
 
 async def test_pacing_follows_tokens_per_second_and_slow_is_slower():
     sleeps: list[float] = []
+    clock = [100.0]
 
     async def fake_sleep(s):
         sleeps.append(s)
+        clock[0] += s
 
-    events = await collect(DemoProvider(tokens_per_s=50, sleep=fake_sleep), spec("generic"), [QUESTION])
+    def make():
+        return DemoProvider(tokens_per_s=50, sleep=fake_sleep, clock=lambda: clock[0])
+
+    events = await collect(make(), spec("generic"), [QUESTION])
     deltas = [e for e in events if isinstance(e, Delta)]
     assert len(sleeps) == len(deltas) and all(abs(s - 1 / 50) < 1e-9 for s in sleeps)
     sleeps.clear()
-    await collect(DemoProvider(tokens_per_s=50, sleep=fake_sleep), spec("slow"), [QUESTION])
+    await collect(make(), spec("slow"), [QUESTION])
     assert sleeps[0] > 0.1 and all(abs(s - 8 / 50) < 1e-9 for s in sleeps[1:])
 
 

@@ -72,17 +72,12 @@ def import_cmd(ctx: click.Context, path: Path, format_: str | None, max_mb: int 
 
     Re-importing a user or filler pool id replaces the stored one.
     """
-    from core.formats import detect_format, format_module, load_path
+    from core.formats import load_path
 
     max_bytes = (max_mb or _settings(ctx).max_import_mb) * 1024 * 1024
     try:
-        if user_speaker is not None:
-            name = format_ or (detect_format(path) if path.exists() else None)
-            if name != "locomo":
-                raise click.UsageError(f"--user-speaker applies to LoCoMo files only (this is {name or 'not found'})")
-            result = format_module("locomo").load(path, max_bytes, user_speaker=user_speaker)
-        else:
-            result = load_path(path, format=format_, max_bytes=max_bytes)
+        options = {"user_speaker": user_speaker} if user_speaker is not None else {}
+        result = load_path(path, format=format_, max_bytes=max_bytes, **options)
     except FormatError as exc:
         _fail(str(exc))
         return

@@ -18,7 +18,7 @@ HELP = """\
 | `ctrl+x` | cancel every running model |
 | `ctrl+t` | retry the focused pane |
 | `r` | show / hide judge rationales |
-| `ctrl+m` | choose models (demo models always; real ones when keys or endpoints exist) |
+| `ctrl+o` | choose models (demo models always; real ones when keys or endpoints exist) |
 | `enter` | on the timeline: open the session's turns |
 | `/` | full-text search over the user's turns |
 | `j` `k` `g` `G` | move in the timeline |

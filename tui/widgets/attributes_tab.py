@@ -60,14 +60,14 @@ class AttributesTable(DataTable):
 
     def __init__(self, *, id: str | None = None):
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
-        self.rows: list[AttributeRow] = []
+        self.attrs: list[AttributeRow] = []
 
     def on_mount(self) -> None:
         self.add_columns("id", "attribute", "conf", "verifier", "evidence", "you", "source")
 
     def show(self, rows: list[AttributeRow]) -> None:
         keep = self.cursor_row
-        self.rows = list(rows)
+        self.attrs = list(rows)
         self.clear()
         for r in rows:
             ev = ", ".join(r.evidence[:3]) + (f" +{len(r.evidence) - 3}" if len(r.evidence) > 3 else "")
@@ -78,9 +78,9 @@ class AttributesTable(DataTable):
             self.move_cursor(row=min(keep, len(rows) - 1))
 
     def current(self) -> AttributeRow | None:
-        if not self.rows or not (0 <= self.cursor_row < len(self.rows)):
+        if not self.attrs or not (0 <= self.cursor_row < len(self.attrs)):
             return None
-        return self.rows[self.cursor_row]
+        return self.attrs[self.cursor_row]
 
     def action_verdict(self, verdict: str) -> None:
         row = self.current()

@@ -15,9 +15,9 @@ def plan_markdown(spec, plan, token_counts: list[list[int]] | None = None) -> st
     """Markdown for a PromptPlan. ``token_counts[step][message]`` are per-message tokens when known."""
     expr = f"E{spec.expression_type}" if spec.expression_type else "all types"
     lines = [
-        f"**method** `{plan.method}` · **context** `{spec.context}` (seed {spec.seed}, {expr}) · "
-        f"**history** {plan.history_tokens:,} tokens in {len(plan.context)} sessions · "
-        f"**prompt** {plan.total_tokens:,} tokens in {len(plan.steps)} step(s)"
+        f"method: `{plan.method}` · context: `{spec.context}` (seed {spec.seed}, {expr}) · "
+        f"history: {plan.history_tokens:,} tokens in {len(plan.context)} sessions · "
+        f"prompt: {plan.total_tokens:,} tokens in {len(plan.steps)} step(s)"
     ]
     if plan.evidence:
         lines.append("\n**Where the gold evidence sits** (★ on the timeline)\n")
@@ -45,7 +45,7 @@ def plan_markdown(spec, plan, token_counts: list[list[int]] | None = None) -> st
             if token_counts and i < len(token_counts) and k < len(token_counts[i]):
                 count = f" ({token_counts[i][k]:,} tokens)"
             fence = "~~~~" if "```" in body else "```"
-            lines.append(f"\n**{m.role}**{count}\n\n{fence}text\n{body}\n{fence}")
+            lines.append(f"\n**{m.role}:**{count}\n\n{fence}text\n{body}\n{fence}")
     return "\n".join(lines)
 
 

@@ -175,13 +175,14 @@ class ResponsePane(Vertical, can_focus=True):
         running_on = not finished.is_final_step and finished.status == "ok"
         await self._show_final(finished.status, finished.error, running_on=running_on)
 
-    async def show_stored(self, response, judgments: list) -> None:
-        """Refill from a stored response (``storage.runs.StoredResponse``) and its judgments."""
+    async def show_stored(self, response, judgments: list, text: str | None = None) -> None:
+        """Refill from a stored response (``storage.runs.StoredResponse``) and its judgments;
+        ``text`` replaces the response's own text (a multi-step answer with its step headings)."""
         await self._stop_stream()
         self._unfollow()
         self.response_id = response.id
         self.step = response.step
-        self.full_text = response.text or ""
+        self.full_text = text if text is not None else (response.text or "")
         self._metrics = PaneMetrics.of(response)
         self._judgments = list(judgments)
         await self._show_final(response.status, response.error)
@@ -221,6 +222,10 @@ class ResponsePane(Vertical, can_focus=True):
     # -- scores --------------------------------------------------------------------------
     def add_judgment(self, judgment) -> None:
         self._judgments.append(judgment)
+        self._refresh_scores()
+
+    def set_judgments(self, judgments: list) -> None:
+        self._judgments = list(judgments)
         self._refresh_scores()
 
     def toggle_rationales(self) -> None:

@@ -1,6 +1,8 @@
-"""The run bar: what to run — user, query, expression type, context, method, models, judge.
+"""The run bar: what to run — user, query, expression type, context (+ seed), method, models, judge,
+and whether to force a context larger than a model's window.
 
 It only holds choices and reports them (``choices()``); the screen turns them into a RunSpec.
+Two compact rows, so it fits 80 columns and leaves the panes their height.
 """
 
 from __future__ import annotations
@@ -8,15 +10,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from textual.app import ComposeResult
-from textual.containers import Horizontal
-from textual.widgets import Button, Select
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Button, Checkbox, Input, Select
 
 from core.model import EXPRESSION_TYPES, UserBundle
 
+#: Context configurations offered in the picker (core.context.CONFIGS minus "custom", which needs ids).
 CONTEXTS = [
     ("simple", "Simple ~2K"), ("normal", "Normal 37K"), ("long", "Long 72K"), ("very_long", "Very Long 142K"),
-    ("extended", "Extended 142K (tail)"), ("extreme", "Extreme 247K (tail)"), ("full", "CUPID full"),
-    ("oracle", "CUPID oracle"), ("none", "No history"),
+    ("extended", "Extended 142K tail"), ("extreme", "Extreme 247K tail"), ("full", "CUPID full"),
+    ("oracle", "CUPID oracle"), ("summaries", "CUPID summaries"), ("none", "No history"),
 ]
 
 
@@ -26,50 +29,75 @@ class Choices:
     query_id: str | None
     expression_type: int | None
     context: str
+    seed: int
     method: str
     models: list[str]
     judge: str | None
+    force: bool
 
 
-def query_label(bundle: UserBundle, query_id: str) -> str:
+def query_label(bundle: UserBundle, query_id: str, width: int = 60) -> str:
+    """``[open] p1 I've got four days…`` — kind, target preference (gen = generalized), text."""
     q = bundle.query(query_id)
-    target = f" {q.preference_id}" if q.preference_id else ""
+    target = ""
     if q.preference_id:
-        pref = bundle.preference(q.preference_id)
-        if pref.origin == "generalized":
-            target += "(gen)"
-    text = q.text if len(q.text) <= 48 else q.text[:47] + "…"
-    return f"[{q.kind}]{target} {text}"
+        target = f" {q.preference_id}"
+        try:
+            if bundle.preference(q.preference_id).origin == "generalized":
+                target += "(gen)"
+        except (KeyError, LookupError):
+            pass
+    head = f"[{q.kind}]{target} "
+    room = max(10, width - len(head))
+    text = " ".join(q.text.split())
+    return head + (text if len(text) <= room else text[: room - 1] + "…")
 
 
-class RunBar(Horizontal):
+class RunBar(Vertical):
     DEFAULT_CSS = """
-    RunBar { height: auto; }
-    RunBar Select { width: 22; }
-    RunBar #rb-user { width: 24; }
+    RunBar { height: auto; padding: 0 1; }
+    RunBar Horizontal { height: 1; }
+    RunBar #rb-lower { height: auto; }
+    RunBar #rb-row2, RunBar #rb-row3 { width: auto; }
+    RunBar Select { width: 20; margin-right: 1; }
+    RunBar #rb-user { width: 22; }
     RunBar #rb-query { width: 1fr; min-width: 24; }
-    RunBar #rb-models { width: auto; min-width: 10; }
-    RunBar #rb-run { width: auto; min-width: 7; }
+    RunBar #rb-method { width: 24; }
+    RunBar #rb-judge { width: 22; }
+    RunBar #rb-seed { width: 10; margin-right: 1; }
+    RunBar #rb-force { width: auto; margin-right: 1; }
+    RunBar Button { width: auto; min-width: 8; margin-left: 1; }
     """
 
-    def __init__(self, methods: list[tuple[str, str]], models: list[str], judges: list[str], *, id: str | None = None):
+    def __init__(self, methods: list[tuple[str, str]], models: list[str], judges: list[str],
+                 *, default_judge: str | None = None, id: str | None = None):
         super().__init__(id=id)
         self._methods = methods
         self.models = list(models)
         self._judges = judges
+        self._default_judge = default_judge if default_judge in judges else (judges[0] if judges else "")
 
     def compose(self) -> ComposeResult:
-        yield Select([], prompt="user", id="rb-user", allow_blank=True)
-        yield Select([], prompt="query", id="rb-query", allow_blank=True)
-        yield Select([(f"E{k} {v}", k) for k, v in EXPRESSION_TYPES.items()], prompt="expression",
-                     id="rb-expression", allow_blank=True)
-        yield Select([(label, key) for key, label in CONTEXTS], value="simple", id="rb-context", allow_blank=False)
-        yield Select([(label, key) for key, label in self._methods], value=self._methods[0][0], id="rb-method",
-                     allow_blank=False)
-        yield Select([(j, j) for j in self._judges] + [("no judge", "")], value=self._judges[0] if self._judges else "",
-                     id="rb-judge", allow_blank=False)
-        yield Button(self._models_label(), id="rb-models", tooltip="Choose models (ctrl+m)")
-        yield Button("▶ Run", id="rb-run", variant="success", tooltip="Run (ctrl+r)")
+        with Horizontal(id="rb-row1"):
+            yield Select([], prompt="user", id="rb-user", allow_blank=True, compact=True)
+            yield Select([], prompt="query", id="rb-query", allow_blank=True, compact=True)
+            yield Button(self._models_label(), id="rb-models", compact=True, tooltip="Choose models (ctrl+o)")
+            yield Button("▶ Run", id="rb-run", variant="success", compact=True, tooltip="Run (ctrl+r)")
+        with Horizontal(id="rb-lower"):
+            with Horizontal(id="rb-row2"):
+                yield Select([(f"E{k} {v}", k) for k, v in EXPRESSION_TYPES.items()], prompt="expression",
+                             id="rb-expression", allow_blank=True, compact=True)
+                yield Select([(label, key) for key, label in CONTEXTS], value="simple", id="rb-context",
+                             allow_blank=False, compact=True)
+                yield Input("0", placeholder="seed", id="rb-seed", type="integer", compact=True,
+                            tooltip="Seed for filler placement (same seed, same history)")
+            with Horizontal(id="rb-row3"):
+                yield Select([(label, key) for key, label in self._methods], value=self._methods[0][0],
+                             id="rb-method", allow_blank=False, compact=True)
+                yield Select([(j, j) for j in self._judges] + [("no judge", "")],
+                             value=self._default_judge, id="rb-judge", allow_blank=False, compact=True)
+                yield Checkbox("force", id="rb-force", compact=True,
+                               tooltip="Send even when the prompt is larger than a model's context window")
 
     def _models_label(self) -> str:
         return f"models {len(self.models)}"
@@ -77,6 +105,10 @@ class RunBar(Horizontal):
     def set_models(self, models: list[str]) -> None:
         self.models = list(models)
         self.query_one("#rb-models", Button).label = self._models_label()
+        self.query_one("#rb-models", Button).tooltip = "Models: " + ", ".join(self.models) + " (ctrl+o to change)"
+
+    def on_mount(self) -> None:
+        self.set_models(self.models)
 
     def set_users(self, users: list[tuple[str, str]], selected: str | None) -> None:
         select = self.query_one("#rb-user", Select)
@@ -92,15 +124,39 @@ class RunBar(Horizontal):
         types = bundle.expression_types()
         expr = self.query_one("#rb-expression", Select)
         expr.set_options([(f"E{t} {EXPRESSION_TYPES.get(t, 'untyped')}", t) for t in types])
-        expr.value = types[-1]
+        if types:
+            expr.value = types[-1]
+
+    def set_value(self, widget_id: str, value) -> bool:
+        """Set one choice (from the command palette or a re-opened run); False if not offered."""
+        widget = self.query_one(f"#{widget_id}")
+        if isinstance(widget, Select):
+            if value is None:
+                if widget._allow_blank:
+                    widget.clear()
+                    return True
+                return False
+            if value not in widget._legal_values:
+                return False
+            widget.value = value
+            return True
+        if isinstance(widget, Checkbox):
+            widget.value = bool(value)
+            return True
+        if isinstance(widget, Input):
+            widget.value = str(value)
+            return True
+        return False
 
     def choices(self) -> Choices:
         def val(sel_id: str):
             v = self.query_one(sel_id, Select).value
             return None if v is Select.BLANK else v
 
+        seed_text = self.query_one("#rb-seed", Input).value.strip()
         return Choices(
             user_id=val("#rb-user"), query_id=val("#rb-query"), expression_type=val("#rb-expression"),
-            context=val("#rb-context") or "simple", method=val("#rb-method") or "zero_shot",
-            models=list(self.models), judge=val("#rb-judge") or None,
+            context=val("#rb-context") or "simple", seed=int(seed_text) if seed_text.lstrip("-").isdigit() else 0,
+            method=val("#rb-method") or "zero-shot", models=list(self.models), judge=val("#rb-judge") or None,
+            force=self.query_one("#rb-force", Checkbox).value,
         )

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rich.text import Text
+from textual.binding import Binding
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
@@ -87,11 +88,12 @@ def render_row(row: TimelineRow, width: int = 40) -> Text:
         marks += " ◆"
     text = Text(no_wrap=True, overflow="ellipsis")
     if row.session_id is None:
-        text.append(f"{'':11}······ {row.label} {tokens}", "dim")
+        text.append(f"{'':{11 if width >= 34 else 8}}······ {row.label} {tokens}", "dim")
         return text
-    room = max(6, width - 12 - len(tokens) - 1 - len(marks))
+    date_w = 10 if width >= 34 else 7  # 2015-11-06, or 2015-11 on narrow terminals
+    room = max(6, width - date_w - 2 - len(tokens) - 1 - len(marks))
     label = row.label if len(row.label) <= room else row.label[: room - 1] + "…"
-    text.append(f"{row.date[:10]:10} ", "dim")
+    text.append(f"{row.date[:date_w]:{date_w}} ", "dim")
     text.append("★" if row.evidence else " ", "bold yellow")
     style = {"preference": "cyan", "life_event": "", "task": "green"}.get(row.kind, "")
     text.append(label.ljust(room), style)
@@ -111,26 +113,32 @@ class Timeline(OptionList):
     """Enter (or click) on a session posts SessionChosen; collapsed filler rows are inert."""
 
     DEFAULT_CSS = """
-    Timeline { width: 44; border: round $panel; }
+    Timeline { width: 44; height: 1fr; border: round $panel; }
     Timeline:focus { border: round $accent; }
     """
     BINDINGS = [
-        ("j", "cursor_down", "Down"),
-        ("k", "cursor_up", "Up"),
-        ("g", "first", "Top"),
-        ("G", "last", "Bottom"),
+        Binding("j", "cursor_down", "Down", show=False, id="timeline.down", tooltip="Next session"),
+        Binding("k", "cursor_up", "Up", show=False, id="timeline.up", tooltip="Previous session"),
+        Binding("g", "first", "Top", show=False, id="timeline.top", tooltip="First session"),
+        Binding("G", "last", "Bottom", show=False, id="timeline.bottom", tooltip="Last session"),
     ]
 
     def __init__(self, *, id: str | None = None):
         super().__init__(id=id)
         self.rows: list[TimelineRow] = []
+        self._rendered_width = 0
         self.border_title = "Timeline"
+
+    def on_resize(self) -> None:
+        if self.rows and self.size.width != self._rendered_width:
+            self.show(self.rows, self.border_subtitle or "")
 
     def show(self, rows: list[TimelineRow], subtitle: str = "") -> None:
         self.rows = rows
         highlighted = self.highlighted
         self.clear_options()
-        width = max(24, self.size.width - 4) if self.size.width else 40
+        self._rendered_width = self.size.width
+        width = max(20, self.scrollable_content_region.width - 3) if self.size.width else 40
         self.add_options(
             Option(render_row(r, width), id=r.session_id or f"filler-{i}", disabled=r.session_id is None)
             for i, r in enumerate(rows)

@@ -1,0 +1,90 @@
+"""Pick → run → scores, with the offline demo models, through the real app."""
+
+from __future__ import annotations
+
+from tests.tui.conftest import app_for, db_rows, run_and_wait, settle, workbench
+from tui.widgets.tabs import AnalysisTabs
+
+
+async def test_demo_run_streams_every_pane_and_scores_it(wb):
+    app = app_for(wb)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await run_and_wait(pilot, app)
+        screen = app.screen
+        assert [p.status for p in screen.panes] == ["ok", "ok", "ok"]
+        for pane in screen.panes:
+            assert pane.full_text.strip(), pane.model_id
+            dims = sorted(j.dimension for j in pane.judgments)
+            assert dims == ["alignment", "awareness", "quality"], (pane.model_id, dims)
+            assert all(j.heuristic and j.judge_model == "demo:heuristic" for j in pane.judgments)
+        # the oracle knows the preference, the generic model does not: the heuristic judge sees it
+        align = {p.model_id: next(j.score for j in p.judgments if j.dimension == "alignment") for p in screen.panes}
+        assert align["demo:oracle"] > align["demo:generic"]
+        assert len(screen.query_one(AnalysisTabs).judges.items) == 9
+        rows = db_rows(wb, "SELECT model, status, text FROM responses WHERE run_id = ? ORDER BY slot", [screen.run_id])
+        assert [(m, s) for m, s, _ in rows] == [("demo:generic", "ok"), ("demo:retrieval", "ok"), ("demo:oracle", "ok")]
+        assert [t for *_, t in rows] == [p.full_text for p in screen.panes]
+        assert db_rows(wb, "SELECT count(*) FROM judgments WHERE run_id = ?", [screen.run_id]) == [(9,)]
+
+
+async def test_estimate_shows_tokens_and_cost_before_sending(wb):
+    app = app_for(wb)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot, app)
+        screen = app.screen
+        text = str(screen.query_one("#estimate").render())
+        plan = screen.plan
+        assert plan is not None
+        assert f"{plan.total_tokens:,} prompt tokens × 3 models" in text
+        assert "3 demo models free" in text
+        assert db_rows(wb, "SELECT count(*) FROM runs") == [(0,)]  # nothing was sent
+
+
+async def test_one_failing_model_shows_in_its_own_pane_only(tmp_path):
+    wb = workbench(tmp_path / "p.db")
+    app = app_for(wb, ["demo:generic", "demo:flaky", "demo:oracle"])
+    async with app.run_test(size=(200, 50)) as pilot:
+        await run_and_wait(pilot, app)
+        generic, flaky, oracle = app.screen.panes
+        assert (generic.status, flaky.status, oracle.status) == ("ok", "error", "ok")
+        assert flaky.has_class("error") and not generic.has_class("error")
+        assert flaky.full_text.strip()  # the partial answer is kept
+        assert not flaky.judgments and generic.judgments and oracle.judgments
+        status = db_rows(wb, "SELECT status FROM runs")
+        assert status == [("partial",)]
+
+
+async def test_escape_cancels_the_focused_pane_while_the_others_finish(tmp_path):
+    wb = workbench(tmp_path / "p.db", tokens_per_s=400)
+    app = app_for(wb, ["demo:generic", "demo:slow", "demo:oracle"])
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("ctrl+r")
+        for _ in range(200):
+            await pilot.pause(0.02)
+            if app.screen.handle is not None and 1 in app.screen.handle.running():
+                break
+        slow = app.screen.panes[1]
+        slow.focus()
+        await pilot.pause()
+        await pilot.press("escape")
+        await settle(pilot, app)
+        generic, slow, oracle = app.screen.panes
+        assert (generic.status, slow.status, oracle.status) == ("ok", "cancelled", "ok")
+        stored = dict(db_rows(wb, "SELECT model, status FROM responses"))
+        assert stored == {"demo:generic": "ok", "demo:slow": "cancelled", "demo:oracle": "ok"}
+
+
+async def test_retry_reruns_only_the_focused_pane(tmp_path):
+    wb = workbench(tmp_path / "p.db")
+    app = app_for(wb, ["demo:generic", "demo:flaky"])
+    async with app.run_test(size=(200, 50)) as pilot:
+        await run_and_wait(pilot, app)
+        generic, flaky = app.screen.panes
+        before = generic.full_text
+        flaky.focus()
+        await pilot.press("ctrl+t")
+        await pilot.pause()
+        await settle(pilot, app)
+        assert flaky.status == "error" and generic.full_text == before and generic.status == "ok"
+        assert db_rows(wb, "SELECT count(*) FROM responses WHERE model = 'demo:flaky'") == [(2,)]

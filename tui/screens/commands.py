@@ -1,0 +1,112 @@
+"""Command-palette commands (ctrl+p) for every workbench action: run, cancel, retry, choose the
+query / expression / context / method / judge, pick models, show a tab, re-open the latest run,
+export, score, search, screenshot.
+
+The provider only lists verbs and calls the main screen's actions and setters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+
+def _commands(screen) -> list[tuple[str, Callable[[], object], str]]:
+    """(title, callback, help) for everything the palette offers on the main screen."""
+    from tui.widgets.run_bar import CONTEXTS, RunBar, query_label
+    from tui.widgets.tabs import TABS
+
+    out: list[tuple[str, Callable[[], object], str]] = [
+        ("Run: stream the chosen models", screen.action_run, "ctrl+r"),
+        ("Cancel all running models", screen.action_cancel_all, "ctrl+x"),
+        ("Cancel the focused pane", screen.action_cancel_pane, "esc"),
+        ("Retry the focused pane", screen.action_retry_pane, "ctrl+t"),
+        ("Choose models…", screen.action_pick_models, "ctrl+o"),
+        ("Show / hide judge rationales", screen.action_toggle_reasons, "r"),
+        ("Score the focused answer yourself…", screen.action_human_score, "stored as a human judgment"),
+        ("Pick the better of two answers…", partial(screen.post_message, _pairwise()), "stored as a human judgment"),
+        ("Search the user's turns…", screen.action_search, "/"),
+        ("Zoom the analysis tabs", screen.action_zoom_tabs, "f2"),
+        ("Hide / show the timeline", screen.action_toggle_timeline, "f3"),
+        ("Re-open the latest stored run", partial(_reopen_latest, screen), "Runs tab, enter"),
+        ("Export the marked runs as CSV…", partial(_export_marked, screen), "Runs tab, e"),
+        ("Force: send even past a model's context window (toggle)", partial(_toggle_force, screen), "run bar"),
+    ]
+    for key, label in TABS.items():
+        out.append((f"Show tab: {label}", partial(screen.show_tab, key), "analysis tabs"))
+    bar = screen.query_one(RunBar)
+    if screen.bundle is not None:
+        for q in screen.bundle.queries:
+            out.append((f"Query: {query_label(screen.bundle, q.id, 70)}", partial(bar.set_value, "rb-query", q.id),
+                        "run bar"))
+        from core.model import EXPRESSION_TYPES
+
+        for t in screen.bundle.expression_types():
+            out.append((f"Expression: E{t} {EXPRESSION_TYPES.get(t, 'untyped')}",
+                        partial(bar.set_value, "rb-expression", t), "run bar"))
+    for key, label in CONTEXTS:
+        out.append((f"Context: {label}", partial(bar.set_value, "rb-context", key), "run bar"))
+    for key, label in screen._methods:
+        out.append((f"Method: {label}", partial(bar.set_value, "rb-method", key), "run bar"))
+    for name in screen._judges:
+        out.append((f"Judge: {name}", partial(bar.set_value, "rb-judge", name), "run bar"))
+    return out
+
+
+def _pairwise():
+    from tui.messages import PairwiseRequested
+
+    return PairwiseRequested()
+
+
+def _reopen_latest(screen) -> None:
+    runs = screen.workbench.list_runs(limit=1)
+    if not runs:
+        screen.notify("No stored runs yet.")
+        return
+    screen.run_worker(screen.reopen_run(runs[0].id), group="reopen", exclusive=True, exit_on_error=False)
+
+
+def _export_marked(screen) -> None:
+    from tui.messages import RunsExportRequested
+    from tui.widgets.runs_tab import RunsTable
+
+    table = screen.query_one(RunsTable)
+    ids = list(table.marked) or ([table.current_id()] if table.current_id() else [])
+    screen.post_message(RunsExportRequested(ids))
+
+
+def _toggle_force(screen) -> None:
+    from textual.widgets import Checkbox
+
+    box = screen.query_one("#rb-force", Checkbox)
+    box.value = not box.value
+
+
+class WorkbenchCommands(Provider):
+    def _main(self):
+        from tui.screens.main import MainScreen
+
+        screen = self.screen
+        return screen if isinstance(screen, MainScreen) else None
+
+    async def discover(self) -> Hits:
+        screen = self._main()
+        if screen is None:
+            return
+        for title, callback, help_text in _commands(screen):
+            if title.startswith(("Query:", "Context:", "Method:", "Expression:", "Judge:", "Show tab:")):
+                continue  # too many to list before typing; they show up when searched
+            yield DiscoveryHit(title, callback, help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        screen = self._main()
+        if screen is None:
+            return
+        matcher = self.matcher(query)
+        for title, callback, help_text in _commands(screen):
+            score = matcher.match(title)
+            if score > 0:
+                yield Hit(score, matcher.highlight(title), callback, help=help_text)
