@@ -63,6 +63,7 @@ class StoredJudgment:
     heuristic: bool
     human: bool
     error: str | None
+    extra: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -114,9 +115,10 @@ def load_run(db: Database, run_id: str) -> StoredRun:
                                             r[10], r[11], r[12], r[13], bool(r[14])))
     for j in db.execute(
         "SELECT id, response_id, kind, dimension, score, scale_min, scale_max, rationale, raw, parse_ok, judge_model, "
-        "prompt_version, temperature, heuristic, human, error FROM judgments WHERE run_id = ? ORDER BY id", [run_id]):
+        "prompt_version, temperature, heuristic, human, error, extra FROM judgments WHERE run_id = ? ORDER BY id",
+        [run_id]):
         run.judgments.append(StoredJudgment(j[0], j[1], j[2], j[3], j[4], j[5], j[6], j[7], j[8], bool(j[9]), j[10],
-                                            j[11], j[12], bool(j[13]), bool(j[14]), j[15]))
+                                            j[11], j[12], bool(j[13]), bool(j[14]), j[15], json.loads(j[16] or "{}")))
     return run
 
 

@@ -68,7 +68,7 @@ class AnthropicProvider:
         )
 
     async def stream(self, spec: ModelSpec, messages: list[Message]) -> AsyncIterator[StreamEvent]:
-        base_url = root_url(spec.base_url)
+        base_url = root_url(spec.base_url or os.environ.get("ANTHROPIC_BASE_URL"))
         label = f"{self.name} at {base_url}" if base_url else self.name
         key = os.environ.get(self.api_key_env)
         if not key and not base_url:

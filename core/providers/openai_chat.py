@@ -66,6 +66,8 @@ class OpenAIChatProvider:
     # ---- Provider protocol --------------------------------------------------------------------
     async def stream(self, spec: ModelSpec, messages: list[Message]) -> AsyncIterator[StreamEvent]:
         base_url = spec.base_url or self.base_url
+        if base_url is None and self.name == "openai":
+            base_url = os.environ.get("OPENAI_BASE_URL") or None  # the SDK's own convention
         label = f"{self.name} at {base_url}" if base_url else self.name
         key = os.environ.get(self.api_key_env) if self.api_key_env else None
         if not key and not base_url:

@@ -71,3 +71,9 @@ def test_prices_come_from_the_bundled_table():
     assert p.cost_usd(ModelSpec(id="openai:gpt-4o-mini"), None, 10) is None
     assert p.context_window(ModelSpec(id="openai:gpt-4o")) == 128000
     assert p.context_window(ModelSpec(id="openai:gpt-4o", base_url="http://127.0.0.1:1/v1")) is None
+
+
+async def test_openai_base_url_env_is_honoured(openai_server, monkeypatch):
+    monkeypatch.setenv("OPENAI_BASE_URL", openai_server.base_url)
+    events = await collect(OpenAIChatProvider(), ModelSpec(id="openai:m"))
+    assert isinstance(events[-1], Done) and len(openai_server.requests) == 1

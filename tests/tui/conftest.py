@@ -37,8 +37,8 @@ async def settle(pilot, app, timeout: float = 30.0) -> None:
     """Wait until no worker runs (prepare, run, evidence …) and the message queues are drained."""
     loop = asyncio.get_running_loop()
     end = loop.time() + timeout
+    await pilot.pause()
     while loop.time() < end:
-        await pilot.pause()
         busy = [w for w in app.workers if w.is_running] or getattr(app.screen, "_estimate_timer", None)
         handle = getattr(app.screen, "handle", None)
         if not busy and not (handle is not None and handle.running()):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from tests.tui.conftest import app_for, db_rows, run_and_wait, settle, workbench
 from tui.widgets.tabs import AnalysisTabs
 
@@ -60,9 +62,10 @@ async def test_escape_cancels_the_focused_pane_while_the_others_finish(tmp_path)
     async with app.run_test(size=(200, 50)) as pilot:
         await settle(pilot, app)
         await pilot.press("ctrl+r")
-        for _ in range(200):
-            await pilot.pause(0.02)
-            if app.screen.handle is not None and 1 in app.screen.handle.running():
+        for _ in range(500):  # until the slow model has started streaming
+            await asyncio.sleep(0.01)
+            slow = app.screen.panes[1] if len(app.screen.panes) > 1 else None
+            if slow is not None and slow.status == "running" and slow.full_text:
                 break
         slow = app.screen.panes[1]
         slow.focus()

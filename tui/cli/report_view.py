@@ -27,12 +27,22 @@ def _fmt(col: str, v) -> str:
 
 
 def rich_table(t: ReportTable) -> Table:
-    table = Table(title=t.title, title_justify="left")
-    for c in t.columns:
+    """The table; a prompt_version shared by every row moves into the caption to save width."""
+    keep = list(range(len(t.columns)))
+    caption = None
+    if "prompt_version" in t.columns and t.rows:
+        i = t.columns.index("prompt_version")
+        versions = {r[i] for r in t.rows}
+        if len(versions) == 1:
+            keep.remove(i)
+            caption = f"prompt version: {versions.pop()}"
+    table = Table(title=t.title, title_justify="left", caption=caption, caption_justify="left")
+    for i in keep:
+        c = t.columns[i]
         table.add_column(c, justify="right" if c in VALUE_COLUMNS or c in ("n", "failed", "undecided", "comparisons")
                          else "left")
     for row in t.rows:
-        table.add_row(*(_fmt(c, v) for c, v in zip(t.columns, row)))
+        table.add_row(*(_fmt(t.columns[i], row[i]) for i in keep))
     return table
 
 

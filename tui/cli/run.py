@@ -101,11 +101,12 @@ def runs(obj, user, limit):
 
 
 def _judges(spec, settings) -> list:
+    from core.judges import JudgeSpecError, judges_for
+
     try:
-        from core.judges import judges_for
-    except ImportError:  # judges not installed in this build
-        return []
-    return judges_for(spec, settings)
+        return judges_for(spec, settings)
+    except JudgeSpecError as exc:
+        fail(f"--judge: {exc}")
 
 
 def _parse_base_urls(items: tuple[str, ...]) -> dict[str, str]:

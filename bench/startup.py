@@ -1,0 +1,66 @@
+"""Cold start: `prefscope --help` and a demo-model `prefscope run`, each in a fresh process,
+with which heavy libraries got imported (they must not be when unused).
+
+Baseline measured in the same run: a bare `python -c pass` start, so the figures read as
+"prefscope's own start-up cost on top of the interpreter".
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from statistics import median
+
+from _common import REPO, line
+
+HEAVY = ["litellm", "anthropic", "openai", "sentence_transformers", "torch", "textual"]
+PROBE = (
+    "import sys, json, runpy\n"
+    "sys.argv = ['prefscope'] + sys.argv[1:]\n"
+    "try:\n"
+    "    from tui.cli import main\n"
+    "    main()\n"
+    "except SystemExit:\n"
+    "    pass\n"
+    f"print('@@' + json.dumps({{m: m in sys.modules for m in {HEAVY!r}}}), file=sys.stderr)\n"
+)
+
+
+def timed(args: list[str], repeat: int = 3) -> tuple[float, dict]:
+    times, imported = [], {}
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        done = subprocess.run([sys.executable, "-c", PROBE, *args], cwd=REPO, capture_output=True, text=True)
+        times.append(time.perf_counter() - t0)
+        marker = [ln for ln in done.stderr.splitlines() if ln.startswith("@@")]
+        if not marker:
+            raise SystemExit(f"probe failed for {args}: {done.stderr[-1500:]}")
+        imported = json.loads(marker[-1][2:])
+    return median(times), imported
+
+
+def main() -> None:
+    print("bench/startup.py — fresh processes, median of 3")
+    t0 = time.perf_counter()
+    for _ in range(3):
+        subprocess.run([sys.executable, "-c", "pass"], check=True)
+    bare = (time.perf_counter() - t0) / 3
+    line("bare python start (baseline, s)", f"{bare:.3f}")
+    with tempfile.TemporaryDirectory() as tmp:
+        db = f"{tmp}/startup.db"
+        help_s, help_imports = timed(["--help"])
+        run_s, run_imports = timed(["--db", db, "run", "maya", "p1-open", "--plain",
+                                    "--model", "demo:generic", "--model", "demo:oracle"], repeat=2)
+    line("prefscope --help (s)", f"{help_s:.3f}", f"{help_s / bare:.1f}× bare python")
+    line("  heavy imports", ", ".join(m for m, on in help_imports.items() if on) or "none")
+    line("prefscope run, 2 demo models, zero-shot (s)", f"{run_s:.3f}", "includes the demo models' streaming")
+    line("  heavy imports", ", ".join(m for m, on in run_imports.items() if on) or "none")
+    for name in ("litellm", "anthropic", "sentence_transformers", "torch"):
+        line(f"  {name} imported by a demo run", "yes (BAD)" if run_imports.get(name) else "no")
+
+
+if __name__ == "__main__":
+    main()
