@@ -139,6 +139,27 @@ async def _raw(provider, model, n: int, concurrency: int) -> float:
     return time.perf_counter() - t0
 
 
+async def _raw_sdk(url: str, n: int, concurrency: int) -> float:
+    """Floor: the bare openai SDK (one client) making the same streaming requests."""
+    from openai import AsyncOpenAI
+
+    client = AsyncOpenAI(base_url=url, api_key="bench", max_retries=0)
+    sem = asyncio.Semaphore(concurrency)
+
+    async def one():
+        async with sem:
+            stream = await client.chat.completions.create(
+                model="bench-model", messages=[{"role": "user", "content": "Say hello."}], stream=True,
+                stream_options={"include_usage": True})
+            async for _ in stream:
+                pass
+
+    t0 = time.perf_counter()
+    await asyncio.gather(*(one() for _ in range(n)))
+    await client.close()
+    return time.perf_counter() - t0
+
+
 def bench_batch(requests: int, concurrency: int, latency: float, tmp: Path) -> None:
     ideal = requests * latency / concurrency
     print(f"batch: {requests} requests × {latency * 1000:.0f} ms latency at concurrency {concurrency}; "
@@ -156,6 +177,7 @@ def bench_batch(requests: int, concurrency: int, latency: float, tmp: Path) -> N
             provider = get_provider(cells[0].model)
             wall, progress = asyncio.run(_run_batch(tmp / "loop.db", cells, lambda spec: provider, concurrency))
             raw = asyncio.run(_raw(provider, cells[0].model, requests, concurrency))
+            sdk = asyncio.run(_raw_sdk(url, requests, concurrency))
         finally:
             proc.stdin.close()
             proc.wait(10)
@@ -165,6 +187,8 @@ def bench_batch(requests: int, concurrency: int, latency: float, tmp: Path) -> N
               f"wall / ideal = {wall / ideal:.3f} (target ≤ {RATIO_TARGET})")
         print(f"    same requests straight through the provider (no batch): {raw:.3f} s = {raw / ideal:.3f} × ideal;"
               f" batch / provider-only = {wall / raw:.3f}")
+        print(f"    bare openai SDK, one client, same requests (the floor on this machine): {sdk:.3f} s ="
+              f" {sdk / ideal:.3f} × ideal; batch / bare SDK = {wall / sdk:.3f}")
     cells = _cells(requests, {"id": "demo:latency"})
     demo = _DemoLatency(latency)
     wall, progress = asyncio.run(_run_batch(tmp / "demo.db", cells, lambda spec: demo, concurrency))

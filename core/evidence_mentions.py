@@ -85,7 +85,7 @@ def evidence_mentions(
     retrieved: Sequence[tuple[str, int, float]] = (),
     tokens_to_query: Mapping[str, int] | None = None,
     answers: Mapping[str, str] | None = None,
-    top: int = 12,
+    top: int = 20,
 ) -> list[SessionMentions]:
     """Gold sessions first (in the order given), then retrieved-only sessions by rank.
 

@@ -3,10 +3,11 @@ check every model's context window. Shared by the TUI, `prefscope run` and `pref
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import asyncio
+from collections.abc import Callable, Iterable
 
-from core.context import build_context, check_window
-from core.model import FillerPool, UserBundle
+from core.context import ContextError, build_context, check_window
+from core.model import FillerPool, Session, UserBundle
 from core.plan import ContextEntry, PromptPlan
 from core.ports import EmbeddingCache, SummaryCache
 from core.run import RunSpec
@@ -26,9 +27,12 @@ def prepare_plan(spec: RunSpec, bundle: UserBundle, filler_pools: Iterable[Fille
 
     query = bundle.query(spec.query_id)
     opts = spec.method_options
+    summary_model = summary_model_for(spec)
     ctx = build_context(
         bundle, query=query, expression_type=spec.expression_type, config=spec.context, seed=spec.seed,
         filler_pools=filler_pools, session_ids=opts.get("session_ids"), summary_cache=summary_cache,
+        summarise=summariser(summary_model, settings) if spec.context == "summaries" else None,
+        summary_model=summary_model.id,
     )
     options = MethodOptions(
         k=int(opts.get("k", 5)), retriever=str(opts.get("retriever", "embedding")),
@@ -39,6 +43,36 @@ def prepare_plan(spec: RunSpec, bundle: UserBundle, filler_pools: Iterable[Fille
     for note in window_notes(spec, plan, settings, windows or {}):
         plan.notes.append(note)
     return plan
+
+
+def summary_model_for(spec: RunSpec):
+    """Who writes the session summaries: ``method_options["summary_model"]``, else the first model."""
+    from core.providers.base import ModelSpec
+
+    chosen = spec.method_options.get("summary_model")
+    return ModelSpec(id=chosen) if chosen else spec.models[0]
+
+
+def summariser(model, settings: Settings) -> Callable[[Session], str]:
+    """Summarise one session with CUPID's Fig. 23 prompt through the provider layer.
+
+    Runs its own event loop, so call prepare_plan from a worker thread (as the views do), never
+    from inside a running loop.
+    """
+    from core.calls import collect
+    from core.methods.cupid import session_summary_plan, summary_from_reply
+    from core.providers import get_provider
+
+    provider = get_provider(model, settings)
+
+    def summarise(session: Session) -> str:
+        plan = session_summary_plan(session)
+        done = asyncio.run(collect(provider, model, plan.steps[0].messages))
+        if not done.ok:
+            raise ContextError(f"summary of session {session.id} by {model.id} failed: {done.error}")
+        return summary_from_reply(done.text)
+
+    return summarise
 
 
 def window_notes(spec: RunSpec, plan: PromptPlan, settings: Settings, windows: dict[str, int | None]) -> list[str]:

@@ -26,6 +26,7 @@ from core.model import Attribute
 from core.run import new_id
 from storage.db import transaction
 from storage.recorder import insert_judgment
+from storage.runs import StoredJudgment, select_judgments
 
 VERDICTS = ("accept", "uncertain", "reject")
 
@@ -206,29 +207,7 @@ def save_judgments(db: Database, run_id: str, items: list[tuple[str | None, Judg
     return len(items)
 
 
-@dataclass
-class JudgmentRow:
-    id: int
-    run_id: str
-    response_id: str | None
-    kind: str
-    dimension: str
-    score: float | None
-    rationale: str
-    raw: str
-    parse_ok: bool
-    judge_model: str
-    prompt_version: str
-    temperature: float | None
-    heuristic: bool
-    human: bool
-    error: str | None
-    extra: dict
-    scale_min: float | None = None
-    scale_max: float | None = None
-
-
-def load_judgments(db: Database, *, run_ids: list[str] | None = None, kind: str | None = None) -> list[JudgmentRow]:
+def load_judgments(db: Database, *, run_ids: list[str] | None = None, kind: str | None = None) -> list[StoredJudgment]:
     where, args = [], []
     if run_ids is not None:
         where.append(f"run_id IN ({', '.join('?' * len(run_ids))})")
@@ -236,8 +215,5 @@ def load_judgments(db: Database, *, run_ids: list[str] | None = None, kind: str 
     if kind is not None:
         where.append("kind = ?")
         args.append(kind)
-    sql = ("SELECT id, run_id, response_id, kind, dimension, score, rationale, raw, parse_ok, judge_model, "
-           "prompt_version, temperature, heuristic, human, error, extra, scale_min, scale_max FROM judgments"
-           + (f" WHERE {' AND '.join(where)}" if where else "") + " ORDER BY id")
-    return [JudgmentRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], bool(r[8]), r[9], r[10], r[11], bool(r[12]),
-                        bool(r[13]), r[14], json.loads(r[15] or "{}"), r[16], r[17]) for r in db.execute(sql, args)]
+    return select_judgments(db, " AND ".join(where), args)
+

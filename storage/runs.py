@@ -48,6 +48,7 @@ class StoredResponse:
 @dataclass
 class StoredJudgment:
     id: int
+    run_id: str
     response_id: str | None
     kind: str
     dimension: str
@@ -113,13 +114,20 @@ def load_run(db: Database, run_id: str) -> StoredRun:
         "output_tokens, cost_usd, cache_hit FROM responses WHERE run_id = ? ORDER BY slot, started_at", [run_id]):
         run.responses.append(StoredResponse(r[0], r[1], r[2], bool(r[3]), r[4], bool(r[5]), r[6], r[7], r[8], r[9],
                                             r[10], r[11], r[12], r[13], bool(r[14])))
-    for j in db.execute(
-        "SELECT id, response_id, kind, dimension, score, scale_min, scale_max, rationale, raw, parse_ok, judge_model, "
-        "prompt_version, temperature, heuristic, human, error, extra FROM judgments WHERE run_id = ? ORDER BY id",
-        [run_id]):
-        run.judgments.append(StoredJudgment(j[0], j[1], j[2], j[3], j[4], j[5], j[6], j[7], j[8], bool(j[9]), j[10],
-                                            j[11], j[12], bool(j[13]), bool(j[14]), j[15], json.loads(j[16] or "{}")))
+    run.judgments = select_judgments(db, "run_id = ?", [run_id])
     return run
+
+
+_JUDGMENT_COLUMNS = ("id, run_id, response_id, kind, dimension, score, scale_min, scale_max, rationale, raw, parse_ok, "
+                     "judge_model, prompt_version, temperature, heuristic, human, error, extra")
+
+
+def select_judgments(db: Database, where: str = "", args: list | None = None) -> list[StoredJudgment]:
+    """Judgments matching a SQL condition, oldest first, as StoredJudgment."""
+    sql = f"SELECT {_JUDGMENT_COLUMNS} FROM judgments" + (f" WHERE {where}" if where else "") + " ORDER BY id"
+    return [StoredJudgment(j[0], j[1], j[2], j[3], j[4], j[5], j[6], j[7], j[8], j[9], bool(j[10]), j[11], j[12],
+                           j[13], bool(j[14]), bool(j[15]), j[16], json.loads(j[17] or "{}"))
+            for j in db.execute(sql, args or [])]
 
 
 def _alive(pid: int | None) -> bool:

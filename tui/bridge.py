@@ -41,5 +41,10 @@ class EngineBridge:
         self._buffers.clear()
         return out
 
+    def put_back(self, response_id: str, text: str) -> None:
+        """Text drained before its pane existed goes back in front of anything newer."""
+        if text:
+            self._buffers.setdefault(response_id, []).insert(0, text)
+
     def take(self, response_id: str) -> str:
         return "".join(self._buffers.pop(response_id, []))

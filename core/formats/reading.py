@@ -1,4 +1,4 @@
-"""Reading raw input files safely: size limit, UTF-8, empty files, JSON and JSONL parsing."""
+"""Reading raw input files safely: size limit, UTF-8, empty files, JSON parsing (JSON Lines: shapes.py)."""
 
 from __future__ import annotations
 
@@ -41,23 +41,6 @@ def read_json(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> object:
         raise FormatError(path.name, f"line {exc.lineno} column {exc.colno}: invalid JSON ({exc.msg})") from exc
     except RecursionError as exc:
         raise FormatError(path.name, "JSON is nested too deeply to read") from exc
-
-
-def read_jsonl(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> list[object]:
-    text = read_text(path, max_bytes)
-    records = []
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            records.append(json.loads(line))
-        except json.JSONDecodeError as exc:
-            raise FormatError(path.name, f"line {lineno}: invalid JSON ({exc.msg})") from exc
-        except RecursionError as exc:
-            raise FormatError(path.name, f"line {lineno}: JSON is nested too deeply to read") from exc
-    if not records:
-        raise FormatError(path.name, "file has no records")
-    return records
 
 
 def expect_type(source: str, value: object, kind: type | tuple[type, ...], where: str, record: str | None = None) -> None:

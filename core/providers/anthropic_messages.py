@@ -19,6 +19,7 @@ import httpx2
 from core.plan import Message
 from core.providers import pricing
 from core.providers.base import ModelSpec
+from core.providers.clients import LoopClients
 from core.providers.events import Delta, Done, Error, StreamEvent, Usage
 from core.providers.failures import Family, classify
 from core.providers.streaming import StreamState, guarded
@@ -114,32 +115,32 @@ class AnthropicProvider:
             connect=self.connect_timeout_s,
             read=min(self.read_timeout_s, spec.params.timeout_s),
         )
-        client = anthropic.AsyncAnthropic(
-            api_key=key,
-            base_url=base_url,
-            max_retries=self.max_retries,
-            timeout=timeout,
-            http_client=anthropic.DefaultAsyncHttpxClient(verify=ssl_context(), timeout=timeout),
-        )
-        try:
-            stream = await client.messages.create(**self.request_kwargs(spec, messages))
-            input_tokens = output_tokens = None
-            finish = None
-            async with stream:
-                async for event in stream:
-                    kind = event.type
-                    if kind == "message_start":
-                        input_tokens = event.message.usage.input_tokens
-                        output_tokens = event.message.usage.output_tokens
-                    elif kind == "content_block_delta":
-                        if event.delta.type == "text_delta" and event.delta.text:
-                            yield Delta(event.delta.text)
-                    elif kind == "message_delta":
-                        if event.usage is not None and event.usage.output_tokens is not None:
-                            output_tokens = event.usage.output_tokens
-                        finish = event.delta.stop_reason or finish
-            if input_tokens is not None or output_tokens is not None:
-                yield Usage(input_tokens, output_tokens)
-            yield Done(finish)
-        finally:
-            await client.close()
+        client = _CLIENTS.get(base_url, key, self.max_retries)
+        stream = await client.messages.create(**self.request_kwargs(spec, messages), timeout=timeout)
+        input_tokens = output_tokens = None
+        finish = None
+        async with stream:
+            async for event in stream:
+                kind = event.type
+                if kind == "message_start":
+                    input_tokens = event.message.usage.input_tokens
+                    output_tokens = event.message.usage.output_tokens
+                elif kind == "content_block_delta":
+                    if event.delta.type == "text_delta" and event.delta.text:
+                        yield Delta(event.delta.text)
+                elif kind == "message_delta":
+                    if event.usage is not None and event.usage.output_tokens is not None:
+                        output_tokens = event.usage.output_tokens
+                    finish = event.delta.stop_reason or finish
+        if input_tokens is not None or output_tokens is not None:
+            yield Usage(input_tokens, output_tokens)
+        yield Done(finish)
+
+
+def _make_client(base_url: str | None, key: str, max_retries: int) -> anthropic.AsyncAnthropic:
+    return anthropic.AsyncAnthropic(api_key=key, base_url=base_url, max_retries=max_retries,
+                                    http_client=anthropic.DefaultAsyncHttpxClient(verify=ssl_context()))
+
+
+#: Shared by every AnthropicMessagesProvider: the registry makes a provider per call.
+_CLIENTS = LoopClients(_make_client)

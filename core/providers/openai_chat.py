@@ -22,6 +22,7 @@ import openai
 from core.plan import Message
 from core.providers import pricing
 from core.providers.base import ModelSpec
+from core.providers.clients import LoopClients
 from core.providers.events import Delta, Done, Error, StreamEvent, Usage
 from core.providers.failures import Family, classify
 from core.providers.streaming import StreamState, guarded
@@ -122,30 +123,31 @@ class OpenAIChatProvider:
             connect=self.connect_timeout_s,
             read=min(self.read_timeout_s, spec.params.timeout_s),
         )
-        client = openai.AsyncOpenAI(
-            api_key=key,
-            base_url=base_url,
-            max_retries=self.max_retries,
-            timeout=timeout,
-            http_client=openai.DefaultAsyncHttpxClient(verify=ssl_context(), timeout=timeout),
-        )
-        try:
-            stream = await client.chat.completions.create(**self.request_kwargs(spec, messages, hosted=base_url is None))
-            usage = None
-            finish = None
-            async with stream:
-                async for chunk in stream:
-                    if chunk.usage is not None:
-                        usage = chunk.usage
-                    if not chunk.choices:
-                        continue
-                    choice = chunk.choices[0]
-                    if choice.delta is not None and choice.delta.content:
-                        yield Delta(choice.delta.content)
-                    if choice.finish_reason:
-                        finish = choice.finish_reason
-            if usage is not None:
-                yield Usage(usage.prompt_tokens, usage.completion_tokens)
-            yield Done(finish)
-        finally:
-            await client.close()
+        client = _CLIENTS.get(base_url, key, self.max_retries)
+        stream = await client.chat.completions.create(
+            **self.request_kwargs(spec, messages, hosted=base_url is None), timeout=timeout)
+        usage = None
+        finish = None
+        async with stream:
+            async for chunk in stream:
+                if chunk.usage is not None:
+                    usage = chunk.usage
+                if not chunk.choices:
+                    continue
+                choice = chunk.choices[0]
+                if choice.delta is not None and choice.delta.content:
+                    yield Delta(choice.delta.content)
+                if choice.finish_reason:
+                    finish = choice.finish_reason
+        if usage is not None:
+            yield Usage(usage.prompt_tokens, usage.completion_tokens)
+        yield Done(finish)
+
+
+def _make_client(base_url: str | None, key: str, max_retries: int) -> openai.AsyncOpenAI:
+    return openai.AsyncOpenAI(api_key=key, base_url=base_url, max_retries=max_retries,
+                              http_client=openai.DefaultAsyncHttpxClient(verify=ssl_context()))
+
+
+#: Shared by every OpenAIChatProvider: the registry makes a provider per call.
+_CLIENTS = LoopClients(_make_client)

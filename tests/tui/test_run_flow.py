@@ -57,7 +57,7 @@ async def test_one_failing_model_shows_in_its_own_pane_only(tmp_path):
 
 
 async def test_escape_cancels_the_focused_pane_while_the_others_finish(tmp_path):
-    wb = workbench(tmp_path / "p.db", tokens_per_s=400)
+    wb = workbench(tmp_path / "p.db", tokens_per_s=100)  # demo:slow streams at 1/8 of that
     app = app_for(wb, ["demo:generic", "demo:slow", "demo:oracle"])
     async with app.run_test(size=(200, 50)) as pilot:
         await settle(pilot, app)

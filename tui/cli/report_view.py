@@ -42,7 +42,7 @@ def rich_table(t: ReportTable) -> Table:
         table.add_column(c, justify="right" if c in VALUE_COLUMNS or c in ("n", "failed", "undecided", "comparisons")
                          else "left")
     for row in t.rows:
-        table.add_row(*(_fmt(t.columns[i], row[i]) for i in keep))
+        table.add_row(*(Text(_fmt(t.columns[i], row[i])) for i in keep))  # Text: "[demo]" is not markup
     return table
 
 

@@ -79,7 +79,7 @@ class HumanScoreScreen(ModalScreen[list[tuple[Scale, float]] | None]):
         out = []
         for s in self.scales:
             value = self.query_one(f"#hs-{s.key}", Select).value
-            if value is not Select.BLANK:
+            if value is not Select.NULL:
                 out.append((s, float(value)))
         self.dismiss(out)
 

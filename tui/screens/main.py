@@ -26,7 +26,7 @@ from tui.bridge import EngineBridge
 from tui.messages import EngineEvent, RunRequested, SessionChosen, TokensPending
 from tui.screens.main_annotate import AnnotateMixin
 from tui.screens.main_history import HistoryMixin
-from tui.widgets.prompt_tab import plan_markdown
+from tui.widgets.prompt_tab import plan_text
 from tui.widgets.response_pane import ResponsePane
 from tui.widgets.run_bar import RunBar
 from tui.widgets.tabs import AnalysisTabs
@@ -41,7 +41,7 @@ class Prepared:
     spec: RunSpec
     plan: object  # core.plan.PromptPlan
     estimate: object  # tui.workbench.Estimate
-    prompt_md: str
+    prompt_md: object  # rich Text
 
 
 def plan_key(spec: RunSpec) -> str:
@@ -186,7 +186,7 @@ class MainScreen(HistoryMixin, AnnotateMixin, Screen):
 
     @on(Select.Changed, "#rb-user")
     def _user_changed(self, event: Select.Changed) -> None:
-        if event.value is not Select.BLANK and (self.bundle is None or event.value != self.bundle.user.id):
+        if event.value is not Select.NULL and (self.bundle is None or event.value != self.bundle.user.id):
             self.plan = None
             self.load_user(event.value)
             self.schedule_estimate()
@@ -271,7 +271,7 @@ class MainScreen(HistoryMixin, AnnotateMixin, Screen):
 
         plan = self.workbench.prepare(spec, bundle, pools)
         counts = [[count_tokens(m.content) for m in step.messages] for step in plan.steps]
-        return Prepared(spec, plan, self.workbench.estimate(spec, plan), plan_markdown(spec, plan, counts))
+        return Prepared(spec, plan, self.workbench.estimate(spec, plan), plan_text(spec, plan, counts))
 
     async def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         worker = event.worker
@@ -365,6 +365,8 @@ class MainScreen(HistoryMixin, AnnotateMixin, Screen):
             pane = self._pane_by_response.get(response_id)
             if pane is not None:
                 await pane.write(text)
+            else:  # its ResponseStarted is still queued: that handler takes the text
+                self.bridge.put_back(response_id, text)
 
     async def on_engine_event(self, message: EngineEvent) -> None:
         event = message.event
@@ -376,6 +378,7 @@ class MainScreen(HistoryMixin, AnnotateMixin, Screen):
             self._pane_by_response[event.response_id] = pane
             self.response_models[event.response_id] = event.model.id
             await pane.begin(event.step, event.is_final_step, event.response_id)
+            await pane.write(self.bridge.take(event.response_id))
         elif isinstance(event, ResponseFinished):
             pane = self._pane_by_response.get(event.response_id)
             if pane is not None:

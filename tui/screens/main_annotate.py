@@ -113,7 +113,7 @@ class AnnotateMixin:
         name = self.bundle.user.name or self.bundle.user.id
         if stored is not None:
             ex = stored.extraction
-            note = (f"extraction {stored.id} by {ex.model} ({ex.prompt_version}); verifier "
+            note = (f"latest extraction by {ex.model} ({ex.prompt_version}); verifier "
                     f"{ex.verifier_model or 'not run'} · a accept · u uncertain · x reject · enter opens evidence")
         elif rows:
             note = f"{name}: the dataset's gold attributes (read-only) · enter opens evidence"
@@ -137,7 +137,10 @@ class AnnotateMixin:
         self.workbench.flush()
         stored = self.workbench.relevance(self.run_id)
         decisions = [s.decision for s in stored]
-        texts = {(s.decision.target_kind, s.decision.target_id): s.target_text for s in stored}
+        texts: dict = {}
+        for s in stored:
+            if s.target_text:
+                texts.setdefault((s.decision.target_kind, s.decision.target_id), s.target_text)
         table = rel.side_by_side(decisions)
         if not table:
             hint = ("d runs the gold and BM25 deciders (D adds embeddings)" if self.plan is not None and

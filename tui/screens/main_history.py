@@ -12,7 +12,7 @@ from textual import work
 
 from core.run import RunSpec
 from tui.messages import RunChosen, RunsCompareRequested, RunsExportRequested
-from tui.widgets.prompt_tab import plan_markdown
+from tui.widgets.prompt_tab import plan_text
 from tui.widgets.run_bar import RunBar
 from tui.widgets.tabs import AnalysisTabs
 
@@ -87,7 +87,7 @@ class HistoryMixin:
                 self.final_texts[pane.model_id] = final.text
         for j in judgments:
             tabs.judges.add_item(self.response_models.get(j.response_id or "", ""), j.response_id, j)
-        tabs.prompt.show(plan_markdown(spec, run.plan))
+        tabs.prompt.show(plan_text(spec, run.plan))
         created = run.created_at[:19].replace("T", " ")
         self.set_estimate(f"re-opened run [b]{run.id}[/] from {created} · {run.status} · "
                           f"{run.plan.total_tokens:,} prompt tokens · change any choice and ctrl+r to run it again")

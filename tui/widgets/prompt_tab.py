@@ -1,60 +1,75 @@
-"""The Prompt tab: the exact messages of every step, their token counts, where evidence sits."""
+"""The Prompt tab: the exact messages of every step, their token counts, where evidence sits.
+
+Rendered as ONE ``Static`` of rich Text: a long history has a hundred messages or more, and a
+Markdown widget per message (one block widget each) made every screen layout during streaming
+several times slower.
+"""
 
 from __future__ import annotations
 
-from textual.app import ComposeResult
+from rich.text import Text
 from textual.containers import VerticalScroll
-from textual.widgets import Markdown
+from textual.app import ComposeResult
+from textual.widgets import Static
 
 HISTORY_PREVIEW = 600  # characters of a long message shown at each end
 
 EMPTY = "Run something (ctrl+r) or re-open a run (Runs tab) to see the exact prompt here."
+ROLE_STYLE = {"system": "bold magenta", "user": "bold cyan", "assistant": "bold green"}
 
 
-def plan_markdown(spec, plan, token_counts: list[list[int]] | None = None) -> str:
-    """Markdown for a PromptPlan. ``token_counts[step][message]`` are per-message tokens when known."""
+def plan_text(spec, plan, token_counts: list[list[int]] | None = None) -> Text:
+    """The plan as text. ``token_counts[step][message]`` are per-message tokens when known."""
     expr = f"E{spec.expression_type}" if spec.expression_type else "all types"
-    lines = [
-        f"method: `{plan.method}` · context: `{spec.context}` (seed {spec.seed}, {expr}) · "
-        f"history: {plan.history_tokens:,} tokens in {len(plan.context)} sessions · "
-        f"prompt: {plan.total_tokens:,} tokens in {len(plan.steps)} step(s)"
-    ]
+    t = Text()
+    t.append("method ", "dim").append(plan.method, "bold")
+    t.append(" · context ", "dim").append(f"{spec.context} (seed {spec.seed}, {expr})", "bold")
+    t.append(" · history ", "dim").append(f"{plan.history_tokens:,} tokens in {len(plan.context)} sessions", "bold")
+    t.append(" · prompt ", "dim").append(f"{plan.total_tokens:,} tokens in {len(plan.steps)} step(s)\n", "bold")
     if plan.evidence:
-        lines.append("\n**Where the gold evidence sits** (★ on the timeline)\n")
-        lines.append("| session | position in history | tokens between it and the question |")
-        lines.append("|---|---|---|")
+        t.append("\nWhere the gold evidence sits (★ on the timeline)\n", "bold yellow")
         for e in plan.evidence:
-            lines.append(f"| `{e.session_id}` | #{e.position + 1} of {len(plan.context)} | {e.tokens_to_query:,} |")
+            t.append(f"  ★ {e.session_id}", "yellow")
+            t.append(f"  session #{e.position + 1} of {len(plan.context)} · {e.tokens_to_query:,} tokens before "
+                     "the question\n")
     if plan.retrieved:
-        lines.append("\n**Retrieved turns** (▸ on the timeline)\n")
-        lines.append("| rank | turn | similarity | gold? |")
-        lines.append("|---|---|---|---|")
+        t.append("\nRetrieved turns (▸ on the timeline)\n", "bold magenta")
         for r in plan.retrieved:
-            lines.append(f"| {r.rank} | `{r.session_id}#{r.turn_index}` | {r.similarity:.3f} | {'★' if r.is_evidence else ''} |")
+            t.append(f"  ▸ #{r.rank} {r.session_id}#{r.turn_index}", "magenta")
+            t.append(f"  similarity {r.similarity:.3f}{'  ★ gold' if r.is_evidence else ''}\n")
     for note in plan.notes:
-        lines.append(f"\n> {note}")
+        t.append(f"\n⚠ {note}\n", "yellow")
     for i, step in enumerate(plan.steps):
         purpose = f" — {step.purpose}" if step.purpose else ""
-        lines.append(f"\n### step `{step.name}` — {step.tokens:,} tokens{purpose}")
+        t.append(f"\n── step {step.name}: {step.tokens:,} tokens{purpose} ──\n", "bold blue")
         for k, m in enumerate(step.messages):
+            count = ""
+            if token_counts and i < len(token_counts) and k < len(token_counts[i]):
+                count = f"  {token_counts[i][k]:,} tokens"
+            t.append(f"\n{m.role}", ROLE_STYLE.get(m.role, "bold")).append(f"{count}\n", "dim")
             body = m.content
             if len(body) > 2 * HISTORY_PREVIEW:
                 cut = len(body) - 2 * HISTORY_PREVIEW
-                body = f"{body[:HISTORY_PREVIEW]}\n\n… [{cut:,} characters not shown] …\n\n{body[-HISTORY_PREVIEW:]}"
-            count = ""
-            if token_counts and i < len(token_counts) and k < len(token_counts[i]):
-                count = f" ({token_counts[i][k]:,} tokens)"
-            fence = "~~~~" if "```" in body else "```"
-            lines.append(f"\n**{m.role}:**{count}\n\n{fence}text\n{body}\n{fence}")
-    return "\n".join(lines)
+                t.append(body[:HISTORY_PREVIEW])
+                t.append(f"\n  … [{cut:,} characters not shown] …\n", "dim italic")
+                t.append(body[-HISTORY_PREVIEW:])
+            else:
+                t.append(body)
+            t.append("\n")
+    return t
 
 
 class PromptView(VerticalScroll):
-    DEFAULT_CSS = "PromptView Markdown { margin: 0 1; }"
+    DEFAULT_CSS = "PromptView > Static { padding: 0 1; }"
 
     def compose(self) -> ComposeResult:
-        yield Markdown(EMPTY, id="prompt-md")
+        yield Static(EMPTY, id="prompt-text")
 
-    def show(self, text: str) -> None:
-        self.query_one(Markdown).update(text)
+    def show(self, text: Text | str) -> None:
+        self.query_one("#prompt-text", Static).update(text)
         self.scroll_home(animate=False)
+
+    @property
+    def text(self) -> str:
+        content = self.query_one("#prompt-text", Static).content
+        return content.plain if hasattr(content, "plain") else str(content)

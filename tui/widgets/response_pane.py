@@ -84,6 +84,7 @@ def header_lines(status: str, step: str, metrics: PaneMetrics | None, is_demo: b
         if m.cache_hit:
             text.append(" · replay", "cyan")
     else:
+        text.append("streaming … " if status == "running" else "", "dim")
         text.append("free (demo)" if is_demo else "", "cyan")
     return text
 

@@ -151,7 +151,7 @@ class RunBar(Vertical):
     def choices(self) -> Choices:
         def val(sel_id: str):
             v = self.query_one(sel_id, Select).value
-            return None if v is Select.BLANK else v
+            return None if v is Select.NULL else v
 
         seed_text = self.query_one("#rb-seed", Input).value.strip()
         return Choices(
