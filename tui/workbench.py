@@ -129,6 +129,10 @@ class Workbench:
             return self._provider_for(spec)
         from core.providers import get_provider
 
+        if spec.provider == "replay":  # served from this database's response cache (read on the UI thread)
+            from storage.runs import SqliteResponseCache
+
+            return get_provider(spec, self.settings, response_cache=SqliteResponseCache(self.db))
         return get_provider(spec, self.settings)
 
     def engine(self, emit: Callable[[RunEvent], None], judges=()) -> Engine:

@@ -95,7 +95,7 @@ class LiveView:
             col = next((c for rid, c in self._by_response.items() if rid == event.response_id), None)
             if col is not None:
                 score = f"{j.score:g}" if j.parse_ok and j.score is not None else "unparsed"
-                col.scores.append(f"{j.dimension}: {score}" + (" (heuristic)" if j.heuristic else ""))
+                col.scores.append(f"{j.dimension} {score}" + ("ʰ" if j.heuristic else ""))
                 if self.plain:
                     self.console.print(f"  {col.label} · {j.kind} {j.dimension}: {score} — {j.rationale[:160]}")
         if self._live is not None:
@@ -126,3 +126,5 @@ class LiveView:
                 ", ".join(col.scores),
             )
         console.print(table)
+        if any("ʰ" in sc for col in self.columns for sc in col.scores):
+            console.print("[dim]ʰ = heuristic judge (demo:heuristic), not an LLM judge[/]")

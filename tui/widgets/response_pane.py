@@ -186,10 +186,11 @@ class ResponsePane(Vertical, can_focus=True):
         self.full_text = text if text is not None else (response.text or "")
         self._metrics = PaneMetrics.of(response)
         self._judgments = list(judgments)
-        await self._show_final(response.status, response.error)
+        await self._show_final(response.status, response.error, follow=False)
         self._refresh_scores()
 
-    async def _show_final(self, status: str, error: str | None, *, running_on: bool = False) -> None:
+    async def _show_final(self, status: str, error: str | None, *, running_on: bool = False,
+                          follow: bool = True) -> None:
         self.status = "running" if running_on else status
         self.set_class(status == "error", "error")
         text = self.full_text
@@ -199,7 +200,8 @@ class ResponsePane(Vertical, can_focus=True):
                 text += "\n>\n> The partial answer above is kept and stored."
         await self.query_one(Markdown).update(text)
         self._refresh_header()
-        self.call_after_refresh(self._follow)
+        if follow:
+            self.call_after_refresh(self._follow)
 
     async def _stop_stream(self) -> None:
         if self._stream is not None:

@@ -138,7 +138,8 @@ class Timeline(OptionList):
         highlighted = self.highlighted
         self.clear_options()
         self._rendered_width = self.size.width
-        width = max(20, self.scrollable_content_region.width - 3) if self.size.width else 40
+        scrollbar = 2 if len(rows) > self.scrollable_content_region.height else 0
+        width = max(20, self.scrollable_content_region.width - 1 - scrollbar) if self.size.width else 40
         self.add_options(
             Option(render_row(r, width), id=r.session_id or f"filler-{i}", disabled=r.session_id is None)
             for i, r in enumerate(rows)

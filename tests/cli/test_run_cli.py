@@ -1,0 +1,51 @@
+"""`prefscope run` end to end on the sample data: it stores the run, replays it offline from the
+response cache, and refuses bad input with one clear line."""
+
+from __future__ import annotations
+
+from click.testing import CliRunner
+
+from storage.db import open_db
+from storage.runs import list_runs, load_run
+from tui.cli import main
+
+
+def run(*args):
+    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+
+
+def test_run_stores_then_replay_reproduces_the_answer(tmp_path):
+    db = str(tmp_path / "r.db")
+    first = run("--db", db, "run", "maya", "p3-open", "--model", "demo:retrieval", "--plain")
+    assert first.exit_code == 0, first.output
+    again = run("--db", db, "run", "maya", "p3-open", "--model", "demo:retrieval", "--replay", "--plain")
+    assert again.exit_code == 0, again.output
+    conn = open_db(db)
+    newest, oldest = list_runs(conn)
+    original = load_run(conn, oldest.id).final_responses()[0]
+    replayed = load_run(conn, newest.id).final_responses()[0]
+    assert newest.models == ["replay:demo:retrieval"]
+    assert replayed.status == "ok" and replayed.cache_hit and replayed.cost_usd == 0.0
+    assert replayed.text == original.text and original.text
+    # Judges ran on both (the default judge is demo:heuristic) and were stored.
+    assert load_run(conn, newest.id).judgments
+
+
+def test_replay_without_a_recording_says_how_to_make_one(tmp_path):
+    result = run("--db", str(tmp_path / "r.db"), "run", "maya", "p3-open", "--model", "demo:oracle", "--replay", "--plain")
+    assert result.exit_code == 0
+    conn = open_db(str(tmp_path / "r.db"))
+    (resp,) = load_run(conn, list_runs(conn)[0].id).final_responses()
+    assert resp.status == "error" and "Record one by running the same prompt" in resp.error
+
+
+def test_unknown_user_query_and_model_fail_with_one_line(tmp_path):
+    db = str(tmp_path / "r.db")
+    r = CliRunner().invoke(main, ["--db", db, "run", "nobody", "p1-open"])
+    assert r.exit_code == 1 and "no user 'nobody'" in r.output
+    r = CliRunner().invoke(main, ["--db", db, "run", "maya", "p99-open"])
+    assert r.exit_code == 1 and "p99-open" in r.output
+    r = CliRunner().invoke(main, ["--db", db, "run", "maya", "p1-open", "--model", "gpt4"])
+    assert r.exit_code == 1 and "provider:model" in r.output
+    r = CliRunner().invoke(main, ["--db", db, "run", "maya", "p1-open", "--method", "magic"])
+    assert r.exit_code == 1 and "unknown method" in r.output
