@@ -38,6 +38,24 @@ class Family:
     connect_error: tuple[type[BaseException], ...] = ()
 
 
+def openai_family(*, key_env: str, retries: int, read_timeout: tuple[type[BaseException], ...] | None = None) -> Family:
+    """The openai SDK's classes (also what litellm raises for most routes)."""
+    import httpx
+    import openai
+
+    return Family(
+        status_error=(openai.APIStatusError,),
+        timeout_error=(openai.APITimeoutError,),
+        connection_error=(openai.APIConnectionError,),
+        api_error=(openai.APIError,),
+        read_timeout=read_timeout or (httpx.ReadTimeout,),
+        transport_error=(httpx.TransportError,),
+        connect_error=(httpx.ConnectError, httpx.ConnectTimeout),
+        key_env=key_env,
+        retries=retries,
+    )
+
+
 def retry_after(exc: BaseException) -> float | None:
     """Seconds from a ``retry-after`` (or ``retry-after-ms``) header; None when absent or a date."""
     # litellm keeps the real headers on the exception; its .response is a synthetic one.

@@ -150,20 +150,10 @@ class LiteLLMProvider:
         import httpx
         import openai
 
-        from core.providers.failures import Family, classify, clean_message
+        from core.providers.failures import classify, clean_message, openai_family
 
         if self._family is None:
-            self._family = Family(
-                status_error=(openai.APIStatusError,),
-                timeout_error=(openai.APITimeoutError,),
-                connection_error=(openai.APIConnectionError,),
-                api_error=(openai.APIError,),
-                read_timeout=(httpx.TimeoutException,),
-                transport_error=(httpx.TransportError,),
-                connect_error=(httpx.ConnectError, httpx.ConnectTimeout),
-                key_env="",
-                retries=self.max_retries,
-            )
+            self._family = openai_family(key_env="", retries=self.max_retries, read_timeout=(httpx.TimeoutException,))
         # litellm wraps transport failures in status errors (a refused connection becomes a 500,
         # a dropped stream a MidStreamFallbackError); the cause chain says what really happened.
         transport = (openai.APIConnectionError, httpx.TimeoutException, httpx.TransportError, json.JSONDecodeError)

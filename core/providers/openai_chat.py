@@ -24,7 +24,7 @@ from core.providers import pricing
 from core.providers.base import ModelSpec
 from core.providers.clients import LoopClients
 from core.providers.events import Delta, Done, Error, StreamEvent, Usage
-from core.providers.failures import Family, classify
+from core.providers.failures import classify, openai_family
 from core.providers.streaming import StreamState, guarded
 from core.providers.tls import ssl_context
 
@@ -52,17 +52,7 @@ class OpenAIChatProvider:
         self.max_retries = max_retries
         self.read_timeout_s = read_timeout_s
         self.connect_timeout_s = connect_timeout_s
-        self._family = Family(
-            status_error=(openai.APIStatusError,),
-            timeout_error=(openai.APITimeoutError,),
-            connection_error=(openai.APIConnectionError,),
-            api_error=(openai.APIError,),
-            read_timeout=(httpx.ReadTimeout,),
-            transport_error=(httpx.TransportError,),
-            connect_error=(httpx.ConnectError, httpx.ConnectTimeout),
-            key_env=api_key_env or "",
-            retries=max_retries,
-        )
+        self._family = openai_family(key_env=api_key_env or "", retries=max_retries)
 
     # ---- Provider protocol --------------------------------------------------------------------
     async def stream(self, spec: ModelSpec, messages: list[Message]) -> AsyncIterator[StreamEvent]:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import os
 import sqlite3
-import time
 
 import pytest
 

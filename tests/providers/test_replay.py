@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import time
 
-from core.plan import Message
 from core.providers.base import ModelParams, ModelSpec
 from core.providers.demo import DemoProvider
 from core.providers.events import Delta, Done, Error, Usage

@@ -17,6 +17,8 @@ import sys
 
 import click
 
+from tui.cli.common import settings_of
+
 CONFIRM_USD = 1.0
 CONFIRM_TOKENS = 5_000_000
 
@@ -90,12 +92,11 @@ def batch(ctx: click.Context, grid_path, name, users, queries, kinds, expression
     """Run a grid of cases (users × queries × expressions × contexts × methods × models)."""
     from rich.console import Console
 
-    from core.settings import load_settings
     from tui.cli.batch_session import BatchSetupError, open_batch
     from tui.cli.batch_view import estimate_table, progress_view, summary_line
 
     obj = ctx.obj or {}
-    settings = load_settings(obj.get("config"), db=obj.get("db"))
+    settings = settings_of(obj)
     grid = _grid(grid_path, name, users, queries, kinds, expressions, contexts, methods, models, seeds, judges, k,
                  runs, per_provider)
     console = Console(stderr=True)

@@ -16,17 +16,23 @@ def fail(message: str) -> NoReturn:
     sys.exit(1)
 
 
+def settings_of(obj: dict | None):
+    """Settings for this invocation: --config / --db from the root command win over the file."""
+    from core.settings import load_settings
+
+    obj = obj or {}
+    return load_settings(obj.get("config"), db=obj.get("db"))
+
+
 def open_services(obj: dict | None, *, sample_data: bool = True):
     """Settings and a Workbench on the chosen database (sample data imported into an empty one)."""
     import sqlite3
 
-    from core.settings import load_settings
     from storage.migrations import MigrationError
     from storage.runs import mark_interrupted
     from tui.workbench import Workbench
 
-    obj = obj or {}
-    settings = load_settings(obj.get("config"), db=obj.get("db"))
+    settings = settings_of(obj)
     try:
         workbench = Workbench(settings)
     except (MigrationError, sqlite3.DatabaseError, OSError) as exc:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import sys
 from pathlib import Path
 
 import click
@@ -16,6 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from core.formats import FORMAT_ORDER, FormatError
+from tui.cli.common import fail, settings_of
 
 STAR = "★"
 
@@ -26,19 +26,11 @@ def _obj(ctx: click.Context) -> dict:
 
 
 def _settings(ctx: click.Context):
-    from core.settings import load_settings
-
-    return load_settings(_obj(ctx).get("config"))
+    return settings_of(_obj(ctx))
 
 
 def _db_path(ctx: click.Context) -> Path:
-    chosen = _obj(ctx).get("db")
-    return Path(chosen).expanduser() if chosen else Path(_settings(ctx).db).expanduser()
-
-
-def _fail(message: str) -> None:
-    Console(stderr=True, highlight=False, soft_wrap=True).print(Text(message, style="bold red"))
-    sys.exit(1)
+    return Path(_settings(ctx).db).expanduser()
 
 
 def _open(path: Path):
@@ -49,14 +41,14 @@ def _open(path: Path):
     try:
         return open_db(path)
     except (MigrationError, sqlite3.DatabaseError, OSError) as exc:
-        _fail(f"cannot open the database {path}: {exc}")
+        fail(f"cannot open the database {path}: {exc}")
 
 
 def _open_existing(ctx: click.Context):
     """Open the database for reading commands; do not create one just to say it is empty."""
     path = _db_path(ctx)
     if not path.exists():
-        _fail(f"no database at {path} yet; import data first: prefscope import PATH")
+        fail(f"no database at {path} yet; import data first: prefscope import PATH")
     return _open(path)
 
 
@@ -79,7 +71,7 @@ def import_cmd(ctx: click.Context, path: Path, format_: str | None, max_mb: int 
         options = {"user_speaker": user_speaker} if user_speaker is not None else {}
         result = load_path(path, format=format_, max_bytes=max_bytes, **options)
     except FormatError as exc:
-        _fail(str(exc))
+        fail(str(exc))
         return
 
     from storage.users import DuplicateInImport, save_import
@@ -89,7 +81,7 @@ def import_cmd(ctx: click.Context, path: Path, format_: str | None, max_mb: int 
     try:
         summary = save_import(db, result)
     except (DuplicateInImport, sqlite3.DatabaseError) as exc:
-        _fail(f"{path.name}: {exc} (the database is unchanged)")
+        fail(f"{path.name}: {exc} (the database is unchanged)")
         return
     finally:
         db.close()
@@ -185,7 +177,7 @@ def show(ctx: click.Context, user_id: str, session_id: str | None, query_id: str
     try:
         bundle = load_user(db, user_id)
     except UnknownUser as exc:
-        _fail(str(exc))
+        fail(str(exc))
         return
     finally:
         db.close()
@@ -201,7 +193,7 @@ def _print_session(bundle, session_id: str) -> None:
     try:
         session = bundle.session(session_id)
     except KeyError:
-        _fail(f"user {bundle.user.id!r} has no session {session_id!r}")
+        fail(f"user {bundle.user.id!r} has no session {session_id!r}")
         return
     tokens, unit = session_tokens([session])
     out = Console(highlight=False)
@@ -235,7 +227,7 @@ def _print_timeline(bundle, query_id: str | None, expression: int | None) -> Non
             query = bundle.query(query_id)
         except KeyError:
             known = ", ".join(q.id for q in bundle.queries[:10]) or "none"
-            _fail(f"user {bundle.user.id!r} has no query {query_id!r} (queries: {known})")
+            fail(f"user {bundle.user.id!r} has no query {query_id!r} (queries: {known})")
             return
     elif bundle.queries:
         query = bundle.queries[0]

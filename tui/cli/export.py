@@ -11,6 +11,8 @@ import sys
 
 import click
 
+from tui.cli.common import settings_of
+
 FILTERS = [
     click.option("--runs", "run_ids", multiple=True, help="Run id (repeatable)."),
     click.option("--user", "users", multiple=True, help="User id (repeatable)."),
@@ -44,11 +46,10 @@ def _run_filter(run_ids, users, models, methods, contexts, labels, since):
 def _db(ctx: click.Context):
     from pathlib import Path
 
-    from core.settings import load_settings
     from storage.db import open_db
 
     obj = ctx.obj or {}
-    path = Path(obj.get("db") or load_settings(obj.get("config")).db)
+    path = Path(settings_of(obj).db)
     if not path.exists():
         raise click.ClickException(f"no database at {path}: run something first (`prefscope run` / `prefscope batch`)")
     return open_db(path)

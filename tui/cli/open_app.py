@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import click
 
+from tui.cli.common import settings_of
+
 DEMO_USER = "maya"
 
 
 def _build(obj: dict, *, demo: bool):
-    from core.settings import DEFAULT_DEMO_MODELS, load_settings
+    from core.settings import DEFAULT_DEMO_MODELS
     from storage.runs import mark_interrupted
     from tui.app import make_app
     from tui.workbench import Workbench
 
-    settings = load_settings(obj.get("config"), db=obj.get("db"))
+    settings = settings_of(obj)
     workbench = Workbench(settings)
     imported = workbench.ensure_sample_data()
     interrupted = mark_interrupted(workbench.db)

@@ -13,16 +13,15 @@ from pathlib import Path
 
 import click
 
+from tui.cli.common import settings_of
+
 REPO_SAMPLE_FILLER = Path(__file__).resolve().parents[2] / "sample_data" / "filler"
 HEAD = 220
 TAIL = 160
 
 
 def _settings(ctx: click.Context):
-    from core.settings import load_settings
-
-    obj = ctx.obj or {}
-    return load_settings(obj.get("config"), db=obj.get("db"))
+    return settings_of(ctx.obj)
 
 
 def _open_db_if_present(path: Path):
