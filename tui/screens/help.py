@@ -13,25 +13,35 @@ HELP = """\
 
 | key | what it does |
 |---|---|
-| `ctrl+r` | run: stream the chosen models side by side, then judge |
+| `ctrl+r` | run: stream the chosen models side by side, then judge (the estimate line shows tokens and cost first) |
 | `esc` | cancel the focused pane's stream (partial answer kept and stored) |
 | `ctrl+x` | cancel every running model |
 | `ctrl+t` | retry the focused pane |
-| `r` | show / hide judge rationales |
+| `r` | show / hide judge rationales under every pane |
+| `ctrl+s` | score the focused answer yourself (stored as human) |
 | `ctrl+o` | choose models (demo models always; real ones when keys or endpoints exist) |
-| `enter` | on the timeline: open the session's turns |
+| `enter` | timeline: open the session · Runs tab: re-open the run · Judges tab: full rationale and raw output |
 | `/` | full-text search over the user's turns |
 | `j` `k` `g` `G` | move in the timeline |
-| `f2` | zoom the analysis tabs |
+| `f2` | analysis tabs take the right side (80 columns: tabs ⇄ answers) |
+| `f3` | hide / show the timeline |
+| Judges tab | `h` score the row's answer · `p` pick the better of two answers |
+| Attributes tab | `a` accept · `u` uncertain · `x` reject |
+| Relevance tab | `y` / `n` your label · `d` gold + BM25 deciders · `D` also embeddings |
+| Runs tab | type to filter · `space` mark · `c` compare two marked · `e` export CSV |
 | `f8` | save an SVG screenshot |
-| `ctrl+p` | command palette |
+| `ctrl+p` | command palette (every action, plus "Method: …", "Query: …", "Context: …") |
 | `ctrl+q` | quit |
 
+Keys are remappable in the config: `[keymap] run = "f5"` (binding ids: run, cancel_pane,
+cancel_all, retry_pane, toggle_reasons, pick_models, zoom_tabs, search, human_score …).
+
 **Tour.** Pick a user, a query, an expression type (E1 explicit … E4 implicit), a context
-configuration and a method in the run bar. The timeline shows the user's sessions; ★ marks the
-gold evidence for the chosen query. `ctrl+r` builds the exact prompt (Prompt tab), streams each
-model into its own pane, and shows judge scores under each answer. Demo models are offline and
-labelled DEMO. Every run is saved; the Runs tab lists them.
+configuration and a method in the run bar; the line under it shows the prompt tokens × models and
+the cost before anything is sent (a prompt over a model's window is refused until you tick
+*force*). The timeline shows the user's sessions; ★ marks the gold evidence, ▸ retrieved turns,
+◆ attribute evidence. `ctrl+r` streams each model into its own pane and scores it. Demo models
+are offline and labelled demo. Every run is saved; the Runs tab re-opens any of them exactly.
 """
 
 

@@ -91,6 +91,8 @@ class MainScreen(HistoryMixin, AnnotateMixin, Screen):
         self._run_after_prepare = False
         self._applying = False  # setting the run bar from code: do not re-prepare
         self.attribute_sessions: set[str] = set()
+        self._token_cache: dict[str, dict[str, int]] = {}
+        self._timeline_key = None
 
     def _record(self, event) -> None:
         if self.workbench is not None:
@@ -161,12 +163,15 @@ class MainScreen(HistoryMixin, AnnotateMixin, Screen):
     def refresh_timeline(self) -> None:
         if self.bundle is None:
             return
-        from core.tokens import count_tokens
-
         choices = self.query_one(RunBar).choices()
+        key = (self.bundle.user.id, choices.query_id, choices.expression_type, id(self.plan),
+               frozenset(self.attribute_sessions))
+        if key == self._timeline_key:
+            return  # nothing the timeline shows has changed
+        self._timeline_key = key
         query = self.bundle.query(choices.query_id) if choices.query_id else None
         evidence = set(self.bundle.gold_evidence(query, choices.expression_type)) if query else set()
-        tokens = {s.id: sum(count_tokens(t.content) for t in s.turns) for s in self.bundle.sessions}
+        tokens = dict(self._session_tokens())
         retrieved: dict[str, str] = {}
         order = None
         if self.plan is not None:
@@ -183,6 +188,15 @@ class MainScreen(HistoryMixin, AnnotateMixin, Screen):
         if any(r.attribute_evidence for r in rows):
             marks += " · ◆ attribute"
         self.query_one(Timeline).show(rows, marks + " · enter opens")
+
+    def _session_tokens(self) -> dict[str, int]:
+        """Tokens per session of the current user, counted once per user."""
+        uid = self.bundle.user.id
+        if uid not in self._token_cache:
+            from core.tokens import count_tokens
+
+            self._token_cache[uid] = {s.id: sum(count_tokens(t.content) for t in s.turns) for s in self.bundle.sessions}
+        return self._token_cache[uid]
 
     @on(Select.Changed, "#rb-user")
     def _user_changed(self, event: Select.Changed) -> None:

@@ -170,11 +170,21 @@ class ResponsePane(Vertical, can_focus=True):
         self._follow()
 
     async def finish(self, finished) -> None:
-        """The request ended (``core.run.ResponseFinished``): final text once, then the header."""
-        await self._stop_stream()
+        """The request ended (``core.run.ResponseFinished``). The stream already shows every token,
+        so the reply is not re-rendered (a full Markdown rebuild of a long answer stalled the
+        event loop for hundreds of ms); an error or cancellation note is appended to the stream."""
         self._metrics = PaneMetrics.of(finished)
         running_on = not finished.is_final_step and finished.status == "ok"
-        await self._show_final(finished.status, finished.error, running_on=running_on)
+        note = _status_note(finished.status, finished.error, bool(self.full_text.strip()))
+        if note:
+            if self._stream is None:
+                self._stream = Markdown.get_stream(self.query_one(Markdown))
+            await self._stream.write(note)
+        await self._stop_stream()
+        self.status = "running" if running_on else finished.status
+        self.set_class(finished.status == "error", "error")
+        self._refresh_header()
+        self.call_after_refresh(self._follow)
 
     async def show_stored(self, response, judgments: list, text: str | None = None) -> None:
         """Refill from a stored response (``storage.runs.StoredResponse``) and its judgments;
@@ -186,22 +196,14 @@ class ResponsePane(Vertical, can_focus=True):
         self.full_text = text if text is not None else (response.text or "")
         self._metrics = PaneMetrics.of(response)
         self._judgments = list(judgments)
-        await self._show_final(response.status, response.error, follow=False)
+        await self._show_final(response.status, response.error)
         self._refresh_scores()
 
-    async def _show_final(self, status: str, error: str | None, *, running_on: bool = False,
-                          follow: bool = True) -> None:
-        self.status = "running" if running_on else status
+    async def _show_final(self, status: str, error: str | None) -> None:
+        self.status = status
         self.set_class(status == "error", "error")
-        text = self.full_text
-        if status in ("error", "cancelled", "interrupted") and error:
-            text += f"\n\n> **{status}:** {error}"
-            if self.full_text.strip():
-                text += "\n>\n> The partial answer above is kept and stored."
-        await self.query_one(Markdown).update(text)
+        await self.query_one(Markdown).update(self.full_text + _status_note(status, error, bool(self.full_text.strip())))
         self._refresh_header()
-        if follow:
-            self.call_after_refresh(self._follow)
 
     async def _stop_stream(self) -> None:
         if self._stream is not None:
@@ -246,6 +248,15 @@ class ResponsePane(Vertical, can_focus=True):
 
     def _header_text(self) -> Text:
         return header_lines(self.status, self.step, self._metrics, self.is_demo)
+
+
+def _status_note(status: str, error: str | None, partial: bool) -> str:
+    if status not in ("error", "cancelled", "interrupted") or not error:
+        return ""
+    note = f"\n\n> **{status}:** {error}"
+    if partial:
+        note += "\n>\n> The partial answer above is kept and stored."
+    return note
 
 
 def scores_text(judgments: list, with_rationales: bool) -> Text:
