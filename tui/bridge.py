@@ -2,12 +2,15 @@
 
 The engine calls the bridge synchronously on the app's event loop. Token text is appended to a
 per-response buffer and at most one ``TokensPending`` is in the queue at any time; the screen
-drains all buffers when it handles it. Every other event becomes one ``EngineEvent``, posted
+drains all buffers when it handles it. Drains are at most one per ``FRAME_S`` (the first batch
+after a quiet spell goes at once): four fast streams would otherwise re-render each pane about a
+hundred times a second for no visible gain (bench/tui.py). Every other event becomes one ``EngineEvent``, posted
 after any text of its response still buffered so a pane never finishes before its last tokens.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 from textual.message_pump import MessagePump
@@ -16,12 +19,16 @@ from core.run import RunEvent, TokensArrived
 from tui.messages import EngineEvent, TokensPending
 
 
+FRAME_S = 0.04
+
+
 class EngineBridge:
     def __init__(self, target: MessagePump, also: Callable[[RunEvent], None] | None = None):
         self._target = target
         self._also = also
         self._buffers: dict[str, list[str]] = {}
         self._pending = False
+        self._last_drain = 0.0
 
     def __call__(self, event: RunEvent) -> None:
         if self._also is not None:
@@ -30,13 +37,21 @@ class EngineBridge:
             self._buffers.setdefault(event.response_id, []).append(event.text)
             if not self._pending:
                 self._pending = True
-                self._target.post_message(TokensPending())
+                wait = FRAME_S - (time.monotonic() - self._last_drain)
+                if wait > 0:
+                    self._target.set_timer(wait, self._post_pending)
+                else:
+                    self._target.post_message(TokensPending())
             return
         self._target.post_message(EngineEvent(event))
+
+    def _post_pending(self) -> None:
+        self._target.post_message(TokensPending())
 
     def drain(self) -> dict[str, str]:
         """All buffered text per response, emptying the buffers."""
         self._pending = False
+        self._last_drain = time.monotonic()
         out = {rid: "".join(parts) for rid, parts in self._buffers.items() if parts}
         self._buffers.clear()
         return out

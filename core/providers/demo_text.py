@@ -28,8 +28,14 @@ STOPWORDS = frozenset(
     option options following choose true false yes no based user assistant never ever always often usually
     years year ten one two three four five six seven eight nine months days week weeks lot lots much many
     thing things kind sort way ways maybe actually love hate prefer prefers preference enjoy enjoys dislike
-    dislikes""".split()
+    dislikes next last first already still just off trying planning thinking wondering looking doing sure
+    able okay fine hey hello thanks thank bit little idea ideas tips advice anyone someone everything nothing
+    today tomorrow tonight soon later recently currently basically probably honestly find start keep try use
+    come see say take put feel look seem done usual new old big small getting twenty thirty forty fifty
+    hundred manage end special celebrate""".split()
 )
+#: Words after these are usually the nouns a question is about ("the canteen", "for Rome").
+_NOUN_CUES = frozenset("a an the my our some any for about of with this these those your to in near at on".split())
 
 
 def words(text: str) -> list[str]:
@@ -41,14 +47,27 @@ def content_words(text: str) -> list[str]:
 
 
 def keywords(text: str, n: int = 3) -> list[str]:
-    """The first ``n`` distinct content words, in order of appearance (nouns, mostly)."""
-    seen: list[str] = []
-    for w in content_words(text):
-        if w not in seen:
-            seen.append(w)
-        if len(seen) == n:
-            break
-    return seen
+    """Up to ``n`` distinct words a question is most likely about, in order of appearance.
+
+    No tagger offline, so a cheap guess at nouns: a word right after a determiner or preposition,
+    a capitalised word inside a sentence (a place or a name) and a longer word score higher;
+    adverbs (-ly) and stop words are skipped.
+    """
+    scored: dict[str, tuple[int, int]] = {}
+    previous = ""
+    for m in _WORD.finditer(text):
+        raw = m.group(0)
+        w = raw.lower().strip("'-")
+        cue, previous = previous in _NOUN_CUES, w
+        if len(w) <= 2 or "'" in w or w in STOPWORDS or w.endswith("ly"):
+            continue
+        before = text[max(0, m.start() - 2):m.start()]
+        inside_sentence = m.start() > 0 and not any(c in before for c in ".?!\n")
+        score = 2 * cue + 2 * (raw[0].isupper() and inside_sentence) + (len(w) >= 6)
+        if w not in scored or score > scored[w][0]:
+            scored[w] = (score, scored.get(w, (0, m.start()))[1])
+    best = sorted(scored.items(), key=lambda kv: (-kv[1][0], kv[1][1]))[:n]
+    return [w for w, _ in sorted(best, key=lambda kv: kv[1][1])]
 
 
 def stable_int(*parts: str) -> int:

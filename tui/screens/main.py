@@ -23,6 +23,7 @@ from textual.worker import Worker, WorkerState
 from core.providers.base import ModelSpec
 from core.run import JudgeScored, ResponseFinished, ResponseStarted, RunFinished, RunSpec, RunStarted
 from tui.bridge import EngineBridge
+from tui.quiet_gc import quiet_gc
 from tui.messages import EngineEvent, RunRequested, SessionChosen, TokensPending
 from tui.screens.main_annotate import AnnotateMixin
 from tui.screens.main_history import HistoryMixin
@@ -344,7 +345,8 @@ class MainScreen(HistoryMixin, AnnotateMixin, Screen):
     @work(exclusive=True, group="run", exit_on_error=False, description="the run")
     async def _run_engine(self, spec: RunSpec, plan) -> None:
         engine = self.workbench.engine(self.bridge, judges=self.app.judges_for(spec))
-        await engine.run(spec, plan, self.bundle, on_handle=self._set_handle)
+        with quiet_gc():
+            await engine.run(spec, plan, self.bundle, on_handle=self._set_handle)
 
     def _set_handle(self, handle) -> None:
         self.handle = handle
@@ -460,7 +462,8 @@ class MainScreen(HistoryMixin, AnnotateMixin, Screen):
         self.panes = [pane]  # the single-model run's slot 0 is this pane
         try:
             engine = self.workbench.engine(self.bridge, judges=self.app.judges_for(spec))
-            await engine.run(spec, self.plan, self.bundle, on_handle=self._set_handle)
+            with quiet_gc():
+                await engine.run(spec, self.plan, self.bundle, on_handle=self._set_handle)
         finally:
             self.panes = original
 

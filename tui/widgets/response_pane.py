@@ -1,12 +1,10 @@
 """One model's answer: a two-line header (status, timings, tokens, cost), the reply, judge scores.
 
-While streaming, text goes through one ``MarkdownStream`` (cheap appends); when the response
-finishes the stream stops and the Markdown is set once to the full text (style.md). The pane
-only renders: the screen decides what cancel/retry mean.
+The reply streams into a StreamingMarkdown (see its module for the measurements behind it):
+formatted while it streams, at a cost per update that does not grow with the reply's length.
+The pane only renders: the screen decides what cancel/retry mean.
 
-The reply scrolls inside a container that follows new output only once the reply is taller than
-the pane. (Textual 8.2.8 anchors a short container to a *negative* scroll offset, which pushed a
-short reply to the bottom of the pane with blank lines above it.)
+The reply view follows new output only while the reader is at its bottom.
 """
 
 from __future__ import annotations
@@ -15,8 +13,10 @@ from dataclasses import dataclass
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import Vertical, VerticalScroll
-from textual.widgets import Markdown, Static
+from textual.containers import Vertical
+from textual.widgets import Static
+
+from tui.widgets.streaming_markdown import StreamingMarkdown
 
 STATUS_STYLE = {
     "waiting": "dim",
@@ -94,11 +94,10 @@ class ResponsePane(Vertical, can_focus=True):
     ResponsePane { border: round $panel; height: 1fr; width: 1fr; }
     ResponsePane:focus-within, ResponsePane:focus { border: round $accent; }
     ResponsePane > .pane-header { height: 2; padding: 0 1; }
-    ResponsePane > VerticalScroll { height: 1fr; padding: 0 0 0 0; }
-    ResponsePane Markdown { margin: 0; padding: 0 1; }
+    ResponsePane > StreamingMarkdown { height: 1fr; }
     ResponsePane > .pane-scores { height: auto; max-height: 12; padding: 0 1; border-top: dashed $panel; }
     ResponsePane > .pane-scores.empty { display: none; }
-    ResponsePane.error > VerticalScroll { background: $error 10%; }
+    ResponsePane.error > StreamingMarkdown { background: $error 10%; }
     """
 
     def __init__(self, slot: int, model_id: str, *, is_demo: bool, id: str | None = None):
@@ -110,7 +109,6 @@ class ResponsePane(Vertical, can_focus=True):
         self.step = ""
         self.full_text = ""
         self.response_id: str | None = None
-        self._stream = None
         self._metrics: PaneMetrics | None = None
         self._judgments: list = []
         self.show_rationales = False
@@ -126,92 +124,63 @@ class ResponsePane(Vertical, can_focus=True):
 
     def compose(self) -> ComposeResult:
         yield Static(self._header_text(), classes="pane-header")
-        with VerticalScroll():
-            yield Markdown("")
+        yield StreamingMarkdown()
         yield Static("", classes="pane-scores empty")
-
-    # -- following the output ------------------------------------------------------------
-    def _follow(self) -> None:
-        scroll = self.query_one(VerticalScroll)
-        if not scroll.is_anchored and scroll.max_scroll_y > 0:
-            scroll.anchor()
-
-    def _unfollow(self) -> None:
-        scroll = self.query_one(VerticalScroll)
-        scroll.anchor(False)
-        scroll.scroll_home(animate=False)
-
-    def on_resize(self) -> None:
-        scroll = self.query_one(VerticalScroll)
-        if scroll.is_anchored and scroll.max_scroll_y <= 0:
-            scroll.anchor(False)
 
     # -- streaming -----------------------------------------------------------------------
     async def begin(self, step: str, is_final: bool, response_id: str | None = None) -> None:
         """A new request starts (a multi-step method shows each step under its own heading)."""
-        await self._stop_stream()
         self.status = "running"
         self.step = step
         self.response_id = response_id
         self.remove_class("error")
         if not is_final or self.full_text:
-            self.full_text += f"\n\n#### step: {step}\n\n" if self.full_text else f"#### step: {step}\n\n"
-            await self.query_one(Markdown).update(self.full_text)
-        self._stream = Markdown.get_stream(self.query_one(Markdown))
+            heading = f"\n\n#### step: {step}\n\n" if self.full_text else f"#### step: {step}\n\n"
+            self.full_text += heading
+            self._body.append(heading)
         self._refresh_header()
 
     async def write(self, text: str) -> None:
         if not text:
             return
         self.full_text += text
-        if self._stream is None:
-            self._stream = Markdown.get_stream(self.query_one(Markdown))
-        await self._stream.write(text)
-        self._follow()
+        self._body.append(text)
+
+    @property
+    def _body(self) -> StreamingMarkdown:
+        return self.query_one(StreamingMarkdown)
 
     async def finish(self, finished) -> None:
-        """The request ended (``core.run.ResponseFinished``). The stream already shows every token,
-        so the reply is not re-rendered (a full Markdown rebuild of a long answer stalled the
-        event loop for hundreds of ms); an error or cancellation note is appended to the stream."""
+        """The request ended (``core.run.ResponseFinished``): every token is already shown; an
+        error or cancellation note is added under the partial answer."""
         self._metrics = PaneMetrics.of(finished)
         running_on = not finished.is_final_step and finished.status == "ok"
         note = _status_note(finished.status, finished.error, bool(self.full_text.strip()))
         if note:
-            if self._stream is None:
-                self._stream = Markdown.get_stream(self.query_one(Markdown))
-            await self._stream.write(note)
-        await self._stop_stream()
+            self._body.append(note)
         self.status = "running" if running_on else finished.status
         self.set_class(finished.status == "error", "error")
         self._refresh_header()
-        self.call_after_refresh(self._follow)
 
     async def show_stored(self, response, judgments: list, text: str | None = None) -> None:
         """Refill from a stored response (``storage.runs.StoredResponse``) and its judgments;
         ``text`` replaces the response's own text (a multi-step answer with its step headings)."""
-        await self._stop_stream()
-        self._unfollow()
         self.response_id = response.id
         self.step = response.step
         self.full_text = text if text is not None else (response.text or "")
         self._metrics = PaneMetrics.of(response)
         self._judgments = list(judgments)
         await self._show_final(response.status, response.error)
+        self._body.scroll_home(animate=False, immediate=True)  # a re-opened answer reads from the top
         self._refresh_scores()
 
     async def _show_final(self, status: str, error: str | None) -> None:
         self.status = status
         self.set_class(status == "error", "error")
-        await self.query_one(Markdown).update(self.full_text + _status_note(status, error, bool(self.full_text.strip())))
+        self._body.set_text(self.full_text + _status_note(status, error, bool(self.full_text.strip())))
         self._refresh_header()
 
-    async def _stop_stream(self) -> None:
-        if self._stream is not None:
-            await self._stream.stop()
-            self._stream = None
-
     async def reset(self) -> None:
-        await self._stop_stream()
         self.status = "waiting"
         self.step = ""
         self.full_text = ""
@@ -219,8 +188,7 @@ class ResponsePane(Vertical, can_focus=True):
         self._metrics = None
         self._judgments.clear()
         self.remove_class("error")
-        self._unfollow()
-        await self.query_one(Markdown).update("")
+        self._body.set_text("")
         self._refresh_header()
         self._refresh_scores()
 
