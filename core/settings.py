@@ -6,13 +6,13 @@ API keys are deliberately absent: providers read them from their usual env vars
 
 from __future__ import annotations
 
+import json
 import os
 import tomllib
 from pathlib import Path
 
 import platformdirs
-from pydantic import BaseModel, Field
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 APP = "prefscope"
 DEFAULT_DEMO_MODELS = ["demo:generic", "demo:retrieval", "demo:oracle"]
@@ -34,8 +34,8 @@ class Endpoint(BaseModel):
     api_key_env: str | None = None
 
 
-class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="PREFSCOPE_", extra="ignore")
+class Settings(BaseModel):
+    model_config = ConfigDict(extra="ignore")
 
     db: Path = Field(default_factory=lambda: data_dir() / "prefscope.db")
     #: Sentence-embedding model for RAG and relevance (the paper used sup-simcse-roberta-large).
@@ -52,22 +52,55 @@ class Settings(BaseSettings):
     #: Refuse contexts larger than the model's window unless forced.
     enforce_context_window: bool = True
 
-    @classmethod
-    def settings_customise_sources(
-        cls, settings_cls, init_settings, env_settings, dotenv_settings, file_secret_settings
-    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        return (init_settings, env_settings)
+
+
+ENV_PREFIX = "PREFSCOPE_"
+_SCALARS = (str, int, float, bool, Path)
+
+
+def env_values() -> dict:
+    """``PREFSCOPE_<FIELD>`` variables; lists and tables are JSON (``PREFSCOPE_MODELS='["demo:oracle"]'``).
+
+    Read by hand rather than with pydantic-settings, whose import alone costs ~60 ms of start-up."""
+    out: dict = {}
+    for name, field in Settings.model_fields.items():
+        raw = os.environ.get(f"{ENV_PREFIX}{name.upper()}")
+        if raw is None:
+            continue
+        out[name] = raw if field.annotation in _SCALARS else _json(name, raw)
+    return out
+
+
+def _json(name: str, raw: str):
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{ENV_PREFIX}{name.upper()} must be JSON for this setting: {exc}") from exc
 
 
 def load_settings(config: str | Path | None = None, **overrides) -> Settings:
     """Read the TOML file (if any), then env, then explicit overrides (CLI flags)."""
     path = Path(config) if config else config_path()
     file_values: dict = {}
+    if config and not path.is_file():
+        raise SettingsError(f"{path}: no such config file")
     if path.is_file():
-        with path.open("rb") as fh:
-            file_values = tomllib.load(fh)
-    env_view = Settings.model_construct()  # only to know the field names
-    env_set = {name for name in type(env_view).model_fields if f"PREFSCOPE_{name.upper()}" in os.environ}
-    merged = {k: v for k, v in file_values.items() if k not in env_set}
-    merged.update({k: v for k, v in overrides.items() if v is not None})
-    return Settings(**merged)
+        try:
+            with path.open("rb") as fh:
+                file_values = tomllib.load(fh)
+        except tomllib.TOMLDecodeError as exc:
+            raise SettingsError(f"{path}: invalid TOML ({exc})") from exc
+    try:
+        merged = {**file_values, **env_values()}
+        merged.update({k: v for k, v in overrides.items() if v is not None})
+        return Settings(**merged)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise SettingsError(f"setting {where!r} (from {path}, {ENV_PREFIX}* or a flag): {first['msg']}") from exc
+    except ValueError as exc:
+        raise SettingsError(str(exc)) from exc
+
+
+class SettingsError(ValueError):
+    """A config file or environment value prefscope cannot use; the message says which."""

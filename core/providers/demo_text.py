@@ -32,7 +32,7 @@ STOPWORDS = frozenset(
     able okay fine hey hello thanks thank bit little idea ideas tips advice anyone someone everything nothing
     today tomorrow tonight soon later recently currently basically probably honestly find start keep try use
     come see say take put feel look seem done usual new old big small getting twenty thirty forty fifty
-    hundred manage end special celebrate""".split()
+    hundred manage end special celebrate around""".split()
 )
 #: Words after these are usually the nouns a question is about ("the canteen", "for Rome").
 _NOUN_CUES = frozenset("a an the my our some any for about of with this these those your to in near at on".split())

@@ -18,10 +18,13 @@ def fail(message: str) -> NoReturn:
 
 def settings_of(obj: dict | None):
     """Settings for this invocation: --config / --db from the root command win over the file."""
-    from core.settings import load_settings
+    from core.settings import SettingsError, load_settings
 
     obj = obj or {}
-    return load_settings(obj.get("config"), db=obj.get("db"))
+    try:
+        return load_settings(obj.get("config"), db=obj.get("db"))
+    except SettingsError as exc:
+        fail(str(exc))
 
 
 def open_services(obj: dict | None, *, sample_data: bool = True):

@@ -35,6 +35,7 @@ from tui.widgets.timeline import Timeline, rows_for_user
 
 NARROW = 120  # below this width the panes are shown one at a time behind tabs
 ESTIMATE_DELAY_S = 0.35  # wait for the operator to stop changing choices before preparing
+STARTUP_QUIET_S = 0.6  # after the first paint, before background work starts
 
 
 @dataclass
@@ -130,7 +131,8 @@ class MainScreen(HistoryMixin, AnnotateMixin, Screen):
 
     def _done_applying(self) -> None:
         self._applying = False
-        self.schedule_estimate(ESTIMATE_DELAY_S)
+        # Background work (tokenizer, context building) holds the GIL: let the first keys through.
+        self.schedule_estimate(STARTUP_QUIET_S)
 
     def on_resize(self, event) -> None:
         self._apply_width(event.size.width)
@@ -172,7 +174,8 @@ class MainScreen(HistoryMixin, AnnotateMixin, Screen):
         self._timeline_key = key
         query = self.bundle.query(choices.query_id) if choices.query_id else None
         evidence = set(self.bundle.gold_evidence(query, choices.expression_type)) if query else set()
-        tokens = dict(self._session_tokens())
+        counted = self._session_tokens()
+        tokens = dict(counted or self._estimated_tokens())
         retrieved: dict[str, str] = {}
         order = None
         if self.plan is not None:
@@ -182,7 +185,7 @@ class MainScreen(HistoryMixin, AnnotateMixin, Screen):
             tokens.update({c.session_id: c.tokens for c in self.plan.context})
         rows = rows_for_user(self.bundle, expression_type=choices.expression_type, evidence=evidence,
                              tokens=tokens, retrieved=retrieved, attribute_sessions=self.attribute_sessions,
-                             order=order)
+                             order=order, estimated=counted is None and self.plan is None)
         marks = f"★ {sum(1 for r in rows if r.evidence)} evidence"
         if retrieved:
             marks += f" · ▸ {len(retrieved)} retrieved"
@@ -190,14 +193,27 @@ class MainScreen(HistoryMixin, AnnotateMixin, Screen):
             marks += " · ◆ attribute"
         self.query_one(Timeline).show(rows, marks + " · enter opens")
 
-    def _session_tokens(self) -> dict[str, int]:
-        """Tokens per session of the current user, counted once per user."""
-        uid = self.bundle.user.id
-        if uid not in self._token_cache:
-            from core.tokens import count_tokens
+    def _session_tokens(self) -> dict[str, int] | None:
+        """Real tokens per session of the current user, or None while they are being counted.
 
-            self._token_cache[uid] = {s.id: sum(count_tokens(t.content) for t in s.turns) for s in self.bundle.sessions}
-        return self._token_cache[uid]
+        Loading the tokenizer takes ~0.25 s, so the first paint shows estimates (marked ~); the
+        count runs in a worker with the token/cost estimate, after start-up has settled."""
+        return self._token_cache.get(self.bundle.user.id)
+
+    def _estimated_tokens(self) -> dict[str, int]:
+        return {s.id: sum(len(t.content) for t in s.turns) // 4 for s in self.bundle.sessions}
+
+    @work(thread=True, group="count-tokens", exit_on_error=False, description="count tokens per session")
+    def _count_tokens(self, uid: str, bundle) -> None:
+        from core.tokens import count_tokens
+
+        counts = {s.id: sum(count_tokens(t.content) for t in s.turns) for s in bundle.sessions}
+        self.app.call_from_thread(self._tokens_counted, uid, counts)
+
+    def _tokens_counted(self, uid: str, counts: dict[str, int]) -> None:
+        self._token_cache[uid] = counts
+        self._timeline_key = None
+        self.refresh_timeline()
 
     @on(Select.Changed, "#rb-user")
     def _user_changed(self, event: Select.Changed) -> None:
@@ -253,6 +269,8 @@ class MainScreen(HistoryMixin, AnnotateMixin, Screen):
         spec = self.current_spec()
         if spec is None or self.bundle is None:
             return
+        if self.bundle.user.id not in self._token_cache:
+            self._count_tokens(self.bundle.user.id, self.bundle)
         self.set_estimate("estimating tokens and cost …")
         self._prepare(spec, self.workbench.user(spec.user_id), self.workbench.filler_pools())
 

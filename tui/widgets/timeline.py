@@ -31,11 +31,14 @@ class TimelineRow:
     filler_count: int = 0
     retrieved: str = ""  # e.g. "#2 (0.61)"
     attribute_evidence: bool = False
+    #: Tokens are a quick estimate (characters / 4) until the real count is ready.
+    estimated: bool = False
 
 
 def rows_for_user(bundle: UserBundle, *, expression_type: int | None, evidence: set[str],
                   tokens: dict[str, int], retrieved: dict[str, str] | None = None,
-                  attribute_sessions: set[str] | None = None, order: list[str] | None = None) -> list[TimelineRow]:
+                  attribute_sessions: set[str] | None = None, order: list[str] | None = None,
+                  estimated: bool = False) -> list[TimelineRow]:
     """Rows for a history. ``order`` (session ids of a built context, fillers included) replaces
     the user's own order; sessions of other expression types are left out when a type is chosen."""
     retrieved = retrieved or {}
@@ -50,7 +53,8 @@ def rows_for_user(bundle: UserBundle, *, expression_type: int | None, evidence: 
     def close_run() -> None:
         if run:
             total = sum(tokens.get(sid, 0) for sid in run)
-            rows.append(TimelineRow(None, "", "filler", f"filler ×{len(run)}", total, filler_count=len(run)))
+            rows.append(TimelineRow(None, "", "filler", f"filler ×{len(run)}", total, filler_count=len(run),
+                                    estimated=estimated))
             run.clear()
 
     for sid in order:
@@ -72,7 +76,7 @@ def rows_for_user(bundle: UserBundle, *, expression_type: int | None, evidence: 
         rows.append(TimelineRow(
             sid, session.date.isoformat() if session.date else "", session.kind, label,
             tokens.get(sid, 0), evidence=sid in evidence, retrieved=retrieved.get(sid, ""),
-            attribute_evidence=sid in attribute_sessions,
+            attribute_evidence=sid in attribute_sessions, estimated=estimated,
         ))
     close_run()
     return rows
@@ -80,7 +84,7 @@ def rows_for_user(bundle: UserBundle, *, expression_type: int | None, evidence: 
 
 def render_row(row: TimelineRow, width: int = 40) -> Text:
     """One line, never wrapped: the label is shortened to leave room for the marks."""
-    tokens = _tok(row.tokens)
+    tokens = ("~" if row.estimated else "") + _tok(row.tokens)
     marks = ""
     if row.retrieved:
         marks += f" ▸{row.retrieved}"
