@@ -1,16 +1,15 @@
 """The Prompt tab: the exact messages of every step, their token counts, where evidence sits.
 
-Rendered as ONE ``Static`` of rich Text: a long history has a hundred messages or more, and a
-Markdown widget per message (one block widget each) made every screen layout during streaming
-several times slower.
+Rendered as one rich Text in a RenderedView (drawn line by line): a long history has a hundred
+messages or more; a Markdown widget per message, or one Static re-wrapped on every screen layout,
+made layouts (and so streaming and switching users) several times slower.
 """
 
 from __future__ import annotations
 
 from rich.text import Text
-from textual.containers import VerticalScroll
-from textual.app import ComposeResult
-from textual.widgets import Static
+
+from tui.widgets.rendered_view import RenderedView
 
 HISTORY_PREVIEW = 600  # characters of a long message shown at each end
 
@@ -59,17 +58,15 @@ def plan_text(spec, plan, token_counts: list[list[int]] | None = None) -> Text:
     return t
 
 
-class PromptView(VerticalScroll):
-    DEFAULT_CSS = "PromptView > Static { padding: 0 1; }"
+class PromptView(RenderedView):
+    """The exact prompt, drawn line by line (a whole long-context prompt stays cheap)."""
 
-    def compose(self) -> ComposeResult:
-        yield Static(EMPTY, id="prompt-text")
+    def __init__(self, *, id: str | None = None):
+        super().__init__(EMPTY, id=id)
 
     def show(self, text: Text | str) -> None:
-        self.query_one("#prompt-text", Static).update(text)
-        self.scroll_home(animate=False)
+        self.update(text)
 
     @property
     def text(self) -> str:
-        content = self.query_one("#prompt-text", Static).content
-        return content.plain if hasattr(content, "plain") else str(content)
+        return self.renderable.plain if isinstance(self.renderable, Text) else str(self.renderable)

@@ -1,18 +1,23 @@
 """The session timeline: one line per session, gold evidence starred, filler runs collapsed.
 
 Rows are plain data (:class:`TimelineRow`) built from a user's history or from a built
-context, so the same rows can be rendered here and checked in tests. ``OptionList`` renders
-only the visible lines, which keeps a 2,000-session user fast.
+context, so the same rows can be rendered here and checked in tests. The widget is a ScrollView
+that renders only the rows on screen (style.md: long lists line by line): an OptionList measured
+~400 ms to show a 2,000-session user because it builds and measures every option.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rich.style import Style
 from rich.text import Text
+from textual import events
 from textual.binding import Binding
-from textual.widgets import OptionList
-from textual.widgets.option_list import Option
+from textual.geometry import Region, Size
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
 
 from core.model import UserBundle
 from tui.messages import SessionChosen
@@ -113,46 +118,119 @@ def _tok(n: int) -> str:
     return f"{n / 1000:.1f}Kt" if n >= 10_000 else f"{n}t"
 
 
-class Timeline(OptionList):
-    """Enter (or click) on a session posts SessionChosen; collapsed filler rows are inert."""
+class Timeline(ScrollView, can_focus=True):
+    """A cursor over the rows; Enter or a click on a session posts SessionChosen. Collapsed
+    filler rows can be passed over but not opened."""
 
     DEFAULT_CSS = """
-    Timeline { width: 44; height: 1fr; border: round $panel; }
+    Timeline { width: 44; height: 1fr; border: round $panel; scrollbar-gutter: stable; overflow-x: hidden; }
     Timeline:focus { border: round $accent; }
+    Timeline > .timeline--cursor { background: $accent 40%; }
+    Timeline:blur > .timeline--cursor { background: $panel; }
     """
+    COMPONENT_CLASSES = {"timeline--cursor"}
     BINDINGS = [
-        Binding("j", "cursor_down", "Down", show=False, id="timeline.down", tooltip="Next session"),
-        Binding("k", "cursor_up", "Up", show=False, id="timeline.up", tooltip="Previous session"),
-        Binding("g", "first", "Top", show=False, id="timeline.top", tooltip="First session"),
-        Binding("G", "last", "Bottom", show=False, id="timeline.bottom", tooltip="Last session"),
+        Binding("down,j", "cursor_down", "Down", show=False, id="timeline.down", tooltip="Next session"),
+        Binding("up,k", "cursor_up", "Up", show=False, id="timeline.up", tooltip="Previous session"),
+        Binding("home,g", "first", "Top", show=False, id="timeline.top", tooltip="First session"),
+        Binding("end,G", "last", "Bottom", show=False, id="timeline.bottom", tooltip="Last session"),
+        Binding("pagedown", "page(1)", "Page down", show=False, id="timeline.page_down", tooltip="A page down"),
+        Binding("pageup", "page(-1)", "Page up", show=False, id="timeline.page_up", tooltip="A page up"),
+        Binding("enter", "select", "Open", show=False, id="timeline.open", tooltip="Open the session's turns"),
     ]
+
+    highlighted: reactive[int | None] = reactive(None, always_update=True)
 
     def __init__(self, *, id: str | None = None):
         super().__init__(id=id)
         self.rows: list[TimelineRow] = []
-        self._rendered_width = 0
+        self._lines: dict[tuple[int, int, bool], Strip] = {}
         self.border_title = "Timeline"
 
-    def on_resize(self) -> None:
-        if self.rows and self.size.width != self._rendered_width:
-            self.show(self.rows, self.border_subtitle or "")
-
+    # -- content -------------------------------------------------------------------------
     def show(self, rows: list[TimelineRow], subtitle: str = "") -> None:
         self.rows = rows
-        highlighted = self.highlighted
-        self.clear_options()
-        self._rendered_width = self.size.width
-        scrollbar = 2 if len(rows) > self.scrollable_content_region.height else 0
-        width = max(20, self.scrollable_content_region.width - 1 - scrollbar) if self.size.width else 40
-        self.add_options(
-            Option(render_row(r, width), id=r.session_id or f"filler-{i}", disabled=r.session_id is None)
-            for i, r in enumerate(rows)
-        )
+        self._lines.clear()
+        self.virtual_size = Size(self._width(), len(rows))
         self.border_subtitle = subtitle
-        if highlighted is not None and highlighted < len(rows):
-            self.highlighted = highlighted
+        if not rows:
+            self.highlighted = None
+        elif self.highlighted is None or self.highlighted >= len(rows):
+            self.highlighted = 0
+        self.refresh()
 
-    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        event.stop()
-        if event.option.id and not event.option.id.startswith("filler-"):
-            self.post_message(SessionChosen(event.option.id))
+    def _width(self) -> int:
+        return max(20, self.scrollable_content_region.width) if self.size.width else 40
+
+    def on_resize(self) -> None:
+        self._lines.clear()
+        self.virtual_size = Size(self._width(), len(self.rows))
+
+    def render_line(self, y: int) -> Strip:
+        index = self.scroll_offset.y + y
+        width = self._width()
+        if index >= len(self.rows):
+            return Strip.blank(width, self.rich_style)
+        cursor = index == self.highlighted
+        key = (index, width, cursor)
+        strip = self._lines.get(key)
+        if strip is None:
+            text = render_row(self.rows[index], width)
+            style = self.rich_style + (self.get_component_rich_style("timeline--cursor") if cursor else Style())
+            strip = Strip(text.render(self.app.console)).apply_style(style).crop_extend(0, width, style)
+            self._lines[key] = strip
+        return strip
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._lines.clear()
+
+    def on_focus(self) -> None:
+        self._lines.clear()
+        self.refresh()
+
+    def on_blur(self) -> None:
+        self._lines.clear()
+        self.refresh()
+
+    # -- cursor --------------------------------------------------------------------------
+    def watch_highlighted(self, old: int | None, new: int | None) -> None:
+        for index in (old, new):
+            if index is not None:
+                for key in [k for k in self._lines if k[0] == index]:
+                    del self._lines[key]
+                self.refresh(Region(0, index - self.scroll_offset.y, self.size.width, 1))
+        if new is not None:
+            self.scroll_to_region(Region(0, new, 1, 1), animate=False, immediate=True)
+
+    def _move(self, delta: int) -> None:
+        if self.rows:
+            current = self.highlighted if self.highlighted is not None else 0
+            self.highlighted = max(0, min(len(self.rows) - 1, current + delta))
+
+    def action_cursor_down(self) -> None:
+        self._move(1)
+
+    def action_cursor_up(self) -> None:
+        self._move(-1)
+
+    def action_first(self) -> None:
+        self._move(-len(self.rows))
+
+    def action_last(self) -> None:
+        self._move(len(self.rows))
+
+    def action_page(self, direction: int) -> None:
+        self._move(direction * max(1, self.scrollable_content_region.height - 1))
+
+    def action_select(self) -> None:
+        if self.highlighted is not None and self.highlighted < len(self.rows):
+            session_id = self.rows[self.highlighted].session_id
+            if session_id is not None:
+                self.post_message(SessionChosen(session_id))
+
+    def on_click(self, event: events.Click) -> None:
+        index = self.scroll_offset.y + event.y
+        if 0 <= index < len(self.rows):
+            self.highlighted = index
+            self.action_select()
