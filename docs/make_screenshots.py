@@ -1,0 +1,70 @@
+"""Regenerate the README screenshots from the real app with the offline demo models.
+
+    .venv/bin/python docs/make_screenshots.py      # needs rsvg-convert (Debian: librsvg2-bin)
+
+Drives the workbench headlessly on a fresh temporary database (sample data, demo models), saves
+Textual's SVG screenshots and converts them to PNG next to this file.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent / "screenshots"
+sys.path.insert(0, str(HERE.parent.parent))
+
+
+async def settle(app, pilot) -> None:
+    await pilot.pause()
+    while any(w.is_running for w in app.workers) or (getattr(app.screen, "handle", None) and app.screen.handle.running()):
+        await asyncio.sleep(0.05)
+    await pilot.pause(0.3)
+
+
+async def shoot(db: Path, size: tuple[int, int], name: str, *, reasons: bool = False, tab: str | None = None) -> None:
+    from core.settings import load_settings
+    from tui.app import make_app
+    from tui.workbench import Workbench
+
+    settings = load_settings(db=db, demo_tokens_per_s=400)
+    workbench = Workbench(settings)
+    workbench.ensure_sample_data()
+    app = make_app(settings, workbench, models=["demo:generic", "demo:retrieval", "demo:oracle"],
+                   initial_user="maya", remember_theme=False)
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        await pilot.press("ctrl+r")
+        await asyncio.sleep(0.5)
+        await settle(app, pilot)
+        if reasons:
+            await pilot.press("r")
+        if tab:
+            app.screen.show_tab(tab)
+        await pilot.pause(0.3)
+        svg = HERE / f"{name}.svg"
+        app.save_screenshot(filename=svg.name, path=str(HERE))
+    subprocess.run(["rsvg-convert", "-o", str(HERE / f"{name}.png"), str(svg)], check=True)
+    svg.unlink()
+    print("wrote", HERE / f"{name}.png")
+
+
+async def main() -> None:
+    if not shutil.which("rsvg-convert"):
+        raise SystemExit("rsvg-convert not found (apt-get install librsvg2-bin)")
+    os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
+    with tempfile.TemporaryDirectory() as tmp:
+        db = Path(tmp) / "shots.db"
+        await shoot(db, (200, 50), "main")
+        await shoot(db, (200, 50), "evidence", tab="evidence")
+        await shoot(db, (200, 50), "reasons-judges", reasons=True, tab="judges")
+        await shoot(db, (80, 24), "narrow-80x24")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
