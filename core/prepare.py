@@ -4,6 +4,7 @@ check every model's context window. Shared by the TUI, `prefscope run` and `pref
 from __future__ import annotations
 
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Callable, Iterable
 
 from core.context import ContextError, build_context, check_window
@@ -56,9 +57,8 @@ def summary_model_for(spec: RunSpec):
 def summariser(model, settings: Settings) -> Callable[[Session], str]:
     """Summarise one session with CUPID's Fig. 23 prompt through the provider layer.
 
-    Runs its own event loop, so call prepare_plan from a worker thread (as the views do), never
-    from inside a running loop.
-    """
+    prepare_plan is synchronous; each summary call runs on its own event loop (on a helper
+    thread when the caller is itself inside a running loop, as a batch is)."""
     from core.calls import collect
     from core.methods.cupid import session_summary_plan, summary_from_reply
     from core.providers import get_provider
@@ -67,12 +67,21 @@ def summariser(model, settings: Settings) -> Callable[[Session], str]:
 
     def summarise(session: Session) -> str:
         plan = session_summary_plan(session)
-        done = asyncio.run(collect(provider, model, plan.steps[0].messages))
+        done = _run(lambda: collect(provider, model, plan.steps[0].messages))
         if not done.ok:
             raise ContextError(f"summary of session {session.id} by {model.id} failed: {done.error}")
         return summary_from_reply(done.text)
 
     return summarise
+
+
+def _run(make_coro):
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(make_coro())
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(lambda: asyncio.run(make_coro())).result()
 
 
 def window_notes(spec: RunSpec, plan: PromptPlan, settings: Settings, windows: dict[str, int | None]) -> list[str]:

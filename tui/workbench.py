@@ -108,12 +108,13 @@ class Workbench:
         from core.prepare import prepare_plan
         from storage.db import open_db
         from storage.embeddings import SqliteEmbeddingCache
+        from storage.summaries import SqliteSummaryCache
 
         windows = {m.id: self.provider(m).context_window(m) for m in spec.models}
         db = open_db(self.db_path)
         try:
             return prepare_plan(spec, bundle, pools, self.settings, embedding_cache=SqliteEmbeddingCache(db),
-                                windows=windows)
+                                summary_cache=SqliteSummaryCache(db), windows=windows)
         finally:
             db.close()
 

@@ -80,6 +80,7 @@ def open_batch(db_path: str | Path, grid: Grid, settings: Settings, *, retry_fai
     from storage.batch_cells import SqliteCellStore
     from storage.db import open_db
     from storage.embeddings import SqliteEmbeddingCache
+    from storage.summaries import SqliteSummaryCache
     from storage.fillers import load_filler_pools
     from storage.recorder import RunRecorder
     from storage.runs import SqliteResponseCache, mark_interrupted
@@ -103,7 +104,8 @@ def open_batch(db_path: str | Path, grid: Grid, settings: Settings, *, retry_fai
             nonlocal pools
             if pools is None:
                 pools = load_filler_pools(db)
-            return prepare_plan(spec, bundle, pools, settings, embedding_cache=SqliteEmbeddingCache(db))
+            return prepare_plan(spec, bundle, pools, settings, embedding_cache=SqliteEmbeddingCache(db),
+                                summary_cache=SqliteSummaryCache(db))
 
         bundles: dict[str, object] = {}
 

@@ -1,0 +1,94 @@
+"""`prefscope pairwise RUN_A RUN_B --judge MODEL`: InterPref pass and win rate for two runs.
+
+Run A asked a question for a user holding preference p, run B the same question for a user
+holding the opposed preference p^d. For every model answering in both runs, the judge must tell
+which answer was written for which preference in all 4 orders (pass); for every two such models,
+it compares their answer pairs in both presentation orders (win). Judgments are stored under run
+A's answers (``kind = pairwise``), so `prefscope report --interpref` shows pass rates and
+Bradley–Terry coefficients.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from itertools import combinations
+
+import click
+
+from tui.cli.common import console, fail, open_services
+
+
+@click.command()
+@click.argument("run_a")
+@click.argument("run_b")
+@click.option("--judge", "judge_model", required=True, help="Judge model id, e.g. openai:gpt-4o-mini.")
+@click.pass_obj
+def pairwise(obj, run_a, run_b, judge_model):
+    """Pass (4 swapped orders) and win rate for two runs with opposed preferences."""
+    from rich.table import Table
+
+    from core.judges.pairwise import PairInput, PairwiseJudge
+    from storage.analyses import save_judgments
+    from storage.runs import UnknownRun, load_run
+    from tui.cli.judge_calls import make_complete
+
+    settings, wb = open_services(obj, sample_data=False)
+    try:
+        a, b = load_run(wb.db, run_a), load_run(wb.db, run_b)
+    except UnknownRun as exc:
+        fail(str(exc))
+    pref_a, pref_b = _preference(wb, a), _preference(wb, b)
+    query = wb.user(a.spec.user_id).query(a.spec.query_id).text
+    answers_a = {r.model: r for r in a.final_responses() if r.status == "ok"}
+    answers_b = {r.model: r for r in b.final_responses() if r.status == "ok"}
+    models = [m for m in answers_a if m in answers_b]
+    if not models:
+        fail("no model answered successfully in both runs; pairwise needs the same model in each")
+    judge = PairwiseJudge(judge_model)
+    complete = make_complete(settings)
+
+    async def judge_all():
+        passes = await asyncio.gather(*(judge.judge_pair(
+            PairInput(query, pref_a, pref_b, answers_a[m].text, answers_b[m].text), complete) for m in models))
+        wins = await asyncio.gather(*(judge.compare(
+            query, pref_a, pref_b, x, (answers_a[x].text, answers_b[x].text), y,
+            (answers_a[y].text, answers_b[y].text), complete) for x, y in combinations(models, 2)))
+        return passes, list(combinations(models, 2)), wins
+
+    passes, pairs, wins = asyncio.run(judge_all())
+    items = []
+    for model, judgments in zip(models, passes):
+        items += [(answers_a[model].id, _with_pair(j, run_b, model)) for j in judgments]
+    for (x, _), judgments in zip(pairs, wins):
+        items += [(answers_a[x].id, _with_pair(j, run_b, x)) for j in judgments]
+    save_judgments(wb.db, run_a, items)
+
+    table = Table("model", "orders right", "pass", "note")
+    for model, judgments in zip(models, passes):
+        summary = judgments[-1]
+        orders = summary.extra.get("orders", [])
+        table.add_row(model, f"{sum(1 for o in orders if o)} / 4",
+                      "—" if summary.score is None else ("yes" if summary.score == 1.0 else "no"),
+                      summary.error or summary.rationale)
+    console.print(table)
+    for (x, y), judgments in zip(pairs, wins):
+        scores = [j.score for j in judgments if j.score is not None]
+        shown = f"{sum(scores) / len(scores):.2f}" if scores else "undecided"
+        console.print(f"win rate {x} vs {y}: {shown} (both presentation orders)")
+    console.print(f"stored {len(items)} judgments under run {run_a}; see `prefscope report --interpref`")
+
+
+def _preference(wb, run) -> str:
+    bundle = wb.user(run.spec.user_id)
+    query = bundle.query(run.spec.query_id)
+    if query.preference_id:
+        return bundle.preference(query.preference_id).text
+    if query.gold_preference:
+        return query.gold_preference
+    fail(f"run {run.id}: its query has no target preference to compare")
+
+
+def _with_pair(judgment, run_b: str, model: str):
+    from dataclasses import replace
+
+    return replace(judgment, extra={**judgment.extra, "pair_run": run_b, "model": model})
