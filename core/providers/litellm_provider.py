@@ -21,8 +21,8 @@ from collections.abc import AsyncIterator
 
 from core.plan import Message
 from core.providers.base import ModelSpec
-from core.providers.events import Delta, Done, Error, StreamEvent, Usage
-from core.providers.streaming import StreamState, guarded
+from core.providers.events import Error, StreamEvent
+from core.providers.streaming import StreamState, guarded, openai_chunk_events
 
 OFFLINE_ENV = {"LITELLM_LOCAL_MODEL_COST_MAP": "True", "LITELLM_MODE": "PRODUCTION", "HF_HUB_OFFLINE": "1"}
 #: The env var a route's key conventionally lives in; used to decide on a placeholder key.
@@ -124,27 +124,13 @@ class LiteLLMProvider:
 
     async def _produce(self, litellm, spec: ModelSpec, messages: list[Message]):
         response = await litellm.acompletion(**self.request_kwargs(spec, messages))
-        usage = None
-        finish = None
         try:
-            async for chunk in response:
-                chunk_usage = getattr(chunk, "usage", None)
-                if chunk_usage is not None:
-                    usage = chunk_usage
-                if not chunk.choices:
-                    continue
-                choice = chunk.choices[0]
-                if choice.delta is not None and choice.delta.content:
-                    yield Delta(choice.delta.content)
-                if choice.finish_reason:
-                    finish = choice.finish_reason
+            async for event in openai_chunk_events(response):
+                yield event
         finally:
             close = getattr(response, "aclose", None)
             if close is not None:
                 await close()
-        if usage is not None:
-            yield Usage(usage.prompt_tokens, usage.completion_tokens)
-        yield Done(finish)
 
     def _classify(self, exc: BaseException, state: StreamState) -> Error:
         import httpx

@@ -23,9 +23,9 @@ from core.plan import Message
 from core.providers import pricing
 from core.providers.base import ModelSpec
 from core.providers.clients import LoopClients
-from core.providers.events import Delta, Done, Error, StreamEvent, Usage
+from core.providers.events import Error, StreamEvent
 from core.providers.failures import classify, openai_family
-from core.providers.streaming import StreamState, guarded
+from core.providers.streaming import StreamState, guarded, openai_chunk_events
 from core.providers.tls import ssl_context
 
 #: Key placeholder for keyless local servers (the SDK refuses an empty key).
@@ -116,22 +116,9 @@ class OpenAIChatProvider:
         client = _CLIENTS.get(base_url, key, self.max_retries)
         stream = await client.chat.completions.create(
             **self.request_kwargs(spec, messages, hosted=base_url is None), timeout=timeout)
-        usage = None
-        finish = None
         async with stream:
-            async for chunk in stream:
-                if chunk.usage is not None:
-                    usage = chunk.usage
-                if not chunk.choices:
-                    continue
-                choice = chunk.choices[0]
-                if choice.delta is not None and choice.delta.content:
-                    yield Delta(choice.delta.content)
-                if choice.finish_reason:
-                    finish = choice.finish_reason
-        if usage is not None:
-            yield Usage(usage.prompt_tokens, usage.completion_tokens)
-        yield Done(finish)
+            async for event in openai_chunk_events(stream):
+                yield event
 
 
 def _make_client(base_url: str | None, key: str, max_retries: int) -> openai.AsyncOpenAI:

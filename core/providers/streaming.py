@@ -16,7 +16,7 @@ import asyncio
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 
-from core.providers.events import Delta, Error, StreamEvent
+from core.providers.events import Delta, Done, Error, StreamEvent, Usage
 
 
 @dataclass
@@ -73,3 +73,25 @@ async def guarded(
             yield event
     finally:
         await producer.aclose()
+
+
+async def openai_chunk_events(chunks) -> AsyncIterator[StreamEvent]:
+    """Delta, Usage, Done from OpenAI-format chat-completion chunks (the openai SDK's and
+    litellm's): usage arrives on a final chunk without choices; guard ``if chunk.choices``."""
+    usage = None
+    finish = None
+    async for chunk in chunks:
+        chunk_usage = getattr(chunk, "usage", None)
+        if chunk_usage is not None:
+            usage = chunk_usage
+        if not chunk.choices:
+            continue
+        choice = chunk.choices[0]
+        if choice.delta is not None and choice.delta.content:
+            yield Delta(choice.delta.content)
+        if choice.finish_reason:
+            finish = choice.finish_reason
+    if usage is not None:
+        yield Usage(usage.prompt_tokens, usage.completion_tokens)
+    yield Done(finish)
+
