@@ -42,7 +42,7 @@ class Settings(BaseModel):
     embedding_model: str = "all-MiniLM-L6-v2"
     max_import_mb: int = 200
     #: Pace of the offline demo models.
-    demo_tokens_per_s: float = 80.0
+    demo_tokens_per_s: float = 40.0
     models: list[str] = Field(default_factory=lambda: list(DEFAULT_DEMO_MODELS))
     judge: str = "demo:heuristic"
     endpoints: dict[str, Endpoint] = Field(default_factory=dict)

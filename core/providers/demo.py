@@ -34,7 +34,7 @@ from core.providers import demo_text as dt
 from core.providers.base import ModelSpec
 from core.providers.events import Delta, Done, Error, StreamEvent, Usage
 
-DEFAULT_TOKENS_PER_S = 80.0
+DEFAULT_TOKENS_PER_S = 40.0  # slow enough to watch, and to cancel one with esc
 MODELS: dict[str, str] = {
     "generic": "ignores the history (no-personalisation baseline)",
     "retrieval": "leans on the most similar earlier user turn",

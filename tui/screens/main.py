@@ -354,6 +354,8 @@ class MainScreen(HistoryMixin, AnnotateMixin, Screen):
         self.final_texts = {}
         self.response_models = {}
         await self._build_panes(spec)
+        if self.panes:  # the operator now watches the answers: esc cancels this one, tab moves on
+            self.call_after_refresh(self.panes[0].focus)
         tabs = self.query_one(AnalysisTabs)
         tabs.judges.clear_items()
         tabs.evidence.show([], [m.id for m in spec.models])
