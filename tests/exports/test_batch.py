@@ -104,10 +104,14 @@ async def test_interrupted_batch_resumes_without_duplicates(db_path):
     assert statuses["ok"] == first.ok and statuses["cancelled"] == first.cancelled
     assert "running" not in statuses
     db = open_db(db_path)
+    cancelled_runs = db.execute("SELECT count(*) FROM runs WHERE label = 'g200' AND status = 'cancelled'").fetchone()[0]
     cancelled = db.execute("SELECT p.status, p.text FROM responses p JOIN runs r ON r.id = p.run_id "
                            "WHERE r.label = 'g200' AND r.status = 'cancelled'").fetchall()
     db.close()
-    assert len(cancelled) == first.cancelled and all(s == "cancelled" for s, _ in cancelled)
+    assert cancelled_runs == first.cancelled
+    # A run stopped while still queued for a provider slot has no response yet; one stopped at the
+    # instant its model finished keeps that answer as ok; the others were cut off mid-stream.
+    assert len(cancelled) <= first.cancelled and {s for s, _ in cancelled} <= {"cancelled", "ok"}
     assert any(text for _, text in cancelled), "partial text of cancelled runs is kept"
 
     resumed = open_batch(db_path, grid(), settings(db_path, pace=0))
