@@ -30,6 +30,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 from core.plan import Message
+from core.providers import demo_analyst
 from core.providers import demo_text as dt
 from core.providers.base import ModelSpec
 from core.providers.events import Delta, Done, Error, StreamEvent, Usage
@@ -41,6 +42,7 @@ MODELS: dict[str, str] = {
     "oracle": "is given the gold preference (upper bound)",
     "flaky": "fails mid-stream (error-pane demo)",
     "slow": "streams at 1/8 pace (cancellation demo)",
+    "extractor": "scripted analyst for attribute extraction, verification and relevance",
 }
 
 _OPENERS = [
@@ -121,7 +123,7 @@ class DemoProvider:
             yield Error("demo:oracle needs the query's gold preference (engine hints); this query has none — "
                         "pick demo:generic or demo:retrieval", kind="config", before_first_byte=True)
             return
-        text = compose(kind, prompt, hints)
+        text = (demo_analyst.reply(messages) if kind == "extractor" else None) or compose(kind, prompt, hints)
         pace = self.tokens_per_s / 8 if kind == "slow" else self.tokens_per_s
         pieces = dt.tokenize_for_stream(text)
         fail_at = len(pieces) * 3 // 5 if kind == "flaky" else None

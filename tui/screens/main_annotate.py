@@ -119,7 +119,8 @@ class AnnotateMixin:
             note = f"{name}: the dataset's gold attributes (read-only) · enter opens evidence"
         else:
             note = (f"No attributes for {name} yet. Extract them with a model: "
-                    f"`prefscope attributes {self.bundle.user.id} --model PROVIDER:MODEL` (Re-Centering stage 1).")
+                    f"`prefscope attributes {self.bundle.user.id} --model PROVIDER:MODEL` (Re-Centering stage 1; "
+                    "offline: `--model demo:extractor`).")
         self.query_one(AnalysisTabs).attributes.show(rows, note)
 
     def on_attribute_verdict_chosen(self, message: AttributeVerdictChosen) -> None:
