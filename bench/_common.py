@@ -41,8 +41,13 @@ class ServerProcess:
     def __enter__(self) -> str:
         import subprocess
 
-        self.proc = subprocess.Popen([sys.executable, "-c", self.CODE, *self.args], cwd=REPO,
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", self.CODE, *self.args],
+            cwd=REPO,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         return self.proc.stdout.readline().strip()
 
     def __exit__(self, *exc) -> None:

@@ -35,19 +35,21 @@ sys.path.insert(0, str(REPO))
 
 os.environ.setdefault("OPENAI_API_KEY", "bench-not-a-real-key")  # the SDK insists on one; loopback only
 
-from core.batch import BatchRunner, EngineCellRunner  # noqa: E402
-from core.engine import EngineOptions  # noqa: E402
-from core.grid import Grid, expand  # noqa: E402
 from core.model import Query, User, UserBundle  # noqa: E402
 from core.plan import Message, PromptPlan, PromptStep  # noqa: E402
+from core.run.batch import BatchRunner, EngineCellRunner  # noqa: E402
+from core.run.engine import EngineOptions  # noqa: E402
+from core.run.grid import Grid, expand  # noqa: E402
 from storage.batch_cells import SqliteCellStore  # noqa: E402
 from storage.db import open_db  # noqa: E402
 from storage.recorder import RunRecorder  # noqa: E402
 
 EXPORT_TARGET_S = 2.0
 RATIO_TARGET = 1.2
-WORDS = ("the a we you it to of and in that for on with as was but they this my your what about would could "
-         "really think maybe restaurant trip weekend coffee book project garden family friend quiet music").split()
+WORDS = (
+    "the a we you it to of and in that for on with as was but they this my your what about would could "
+    "really think maybe restaurant trip weekend coffee book project garden family friend quiet music"
+).split()
 
 
 # -- 1. batch over loopback ----------------------------------------------------------------
@@ -82,15 +84,23 @@ def _cells(n: int, model: dict):
 
 
 async def _run_batch(db_path: Path, cells, provider_for, concurrency: int) -> tuple[float, object]:
-    plan = PromptPlan(method="zero-shot", steps=[PromptStep(name="answer", tokens=12, messages=[
-        Message(role="user", content="Say hello.")])])
-    bundle = UserBundle(user=User(id="bench"), queries=[Query(id=c.spec.query_id, kind="open", text="Say hello.")
-                                                        for c in cells])
+    plan = PromptPlan(
+        method="zero-shot",
+        steps=[PromptStep(name="answer", tokens=12, messages=[Message(role="user", content="Say hello.")])],
+    )
+    bundle = UserBundle(
+        user=User(id="bench"), queries=[Query(id=c.spec.query_id, kind="open", text="Say hello.") for c in cells]
+    )
     recorder = RunRecorder(db_path)
     db = open_db(db_path)
     try:
-        runner = EngineCellRunner(provider_for, recorder.record, prepare=lambda spec, b: plan,
-                                  load_bundle=lambda u: bundle, options=EngineOptions(per_provider=concurrency))
+        runner = EngineCellRunner(
+            provider_for,
+            recorder.record,
+            prepare=lambda spec, b: plan,
+            load_bundle=lambda u: bundle,
+            options=EngineOptions(per_provider=concurrency),
+        )
         batch = BatchRunner("bench", cells, SqliteCellStore(db, recorder.writer), runner, max_runs=concurrency)
         t0 = time.perf_counter()
         progress = await batch.run()
@@ -116,8 +126,12 @@ def _start_server(latency: float):
     """The project's loopback OpenAI SSE server in a child process (so its CPU does not share our GIL)."""
     import subprocess
 
-    proc = subprocess.Popen([sys.executable, "-c", SERVER_CODE.format(repo=str(REPO), latency=latency)],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", SERVER_CODE.format(repo=str(REPO), latency=latency)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     url = proc.stdout.readline().strip()
     if not url.startswith("http"):
         proc.kill()
@@ -149,8 +163,11 @@ async def _raw_sdk(url: str, n: int, concurrency: int) -> float:
     async def one():
         async with sem:
             stream = await client.chat.completions.create(
-                model="bench-model", messages=[{"role": "user", "content": "Say hello."}], stream=True,
-                stream_options={"include_usage": True})
+                model="bench-model",
+                messages=[{"role": "user", "content": "Say hello."}],
+                stream=True,
+                stream_options={"include_usage": True},
+            )
             async for _ in stream:
                 pass
 
@@ -162,8 +179,10 @@ async def _raw_sdk(url: str, n: int, concurrency: int) -> float:
 
 def bench_batch(requests: int, concurrency: int, latency: float, tmp: Path) -> None:
     ideal = requests * latency / concurrency
-    print(f"batch: {requests} requests × {latency * 1000:.0f} ms latency at concurrency {concurrency}; "
-          f"ideal {ideal:.3f} s; load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
+    print(
+        f"batch: {requests} requests × {latency * 1000:.0f} ms latency at concurrency {concurrency}; "
+        f"ideal {ideal:.3f} s; load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs"
+    )
     try:
         proc, url = _start_server(latency)
     except Exception as exc:  # noqa: BLE001 - reported, then the demo fallback runs
@@ -181,14 +200,22 @@ def bench_batch(requests: int, concurrency: int, latency: float, tmp: Path) -> N
         finally:
             proc.stdin.close()
             proc.wait(10)
-        print("  [loopback] openai:bench-model via the OpenAI SDK → tests/servers/openai_sse.py (child process),"
-              " through BatchRunner/Engine/recorder/batch_cells on a temp SQLite file")
-        print(f"    ok {progress.ok}, failed {progress.failed}; wall {wall:.3f} s; "
-              f"wall / ideal = {wall / ideal:.3f} (target ≤ {RATIO_TARGET})")
-        print(f"    same requests straight through the provider (no batch): {raw:.3f} s = {raw / ideal:.3f} × ideal;"
-              f" batch / provider-only = {wall / raw:.3f}")
-        print(f"    bare openai SDK, one client, same requests (the floor on this machine): {sdk:.3f} s ="
-              f" {sdk / ideal:.3f} × ideal; batch / bare SDK = {wall / sdk:.3f}")
+        print(
+            "  [loopback] openai:bench-model via the OpenAI SDK → tests/servers/openai_sse.py (child process),"
+            " through BatchRunner/Engine/recorder/batch_cells on a temp SQLite file"
+        )
+        print(
+            f"    ok {progress.ok}, failed {progress.failed}; wall {wall:.3f} s; "
+            f"wall / ideal = {wall / ideal:.3f} (target ≤ {RATIO_TARGET})"
+        )
+        print(
+            f"    same requests straight through the provider (no batch): {raw:.3f} s = {raw / ideal:.3f} × ideal;"
+            f" batch / provider-only = {wall / raw:.3f}"
+        )
+        print(
+            f"    bare openai SDK, one client, same requests (the floor on this machine): {sdk:.3f} s ="
+            f" {sdk / ideal:.3f} × ideal; batch / bare SDK = {wall / sdk:.3f}"
+        )
     cells = _cells(requests, {"id": "demo:latency"})
     demo = _DemoLatency(latency)
     wall, progress = asyncio.run(_run_batch(tmp / "demo.db", cells, lambda spec: demo, concurrency))
@@ -201,35 +228,101 @@ def _fill(db_path: Path, rows: int) -> None:
     rnd = random.Random(7)
     db = open_db(db_path)
     now = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
-    params = json.dumps({"temperature": 0.0, "max_tokens": None, "reasoning_effort": None, "seed": None,
-                         "timeout_s": 300.0})
+    params = json.dumps(
+        {"temperature": 0.0, "max_tokens": None, "reasoning_effort": None, "seed": None, "timeout_s": 300.0}
+    )
     runs, responses, judgments = [], [], []
     for i in range(rows):
         rid, pid = f"run-{i:06d}", f"resp-{i:06d}"
         created = (now + dt.timedelta(seconds=i)).isoformat(timespec="seconds")
         model = ("demo:generic", "openai:gpt-4o-mini", "anthropic:claude-x")[i % 3]
         spec = json.dumps({"user_id": "u", "query_id": f"q{i % 40}", "models": [{"id": model}]})
-        runs.append((rid, created, "u", f"q{i % 40}", 1 + i % 4, "simple", 0, "zero-shot", "bench", spec,
-                     json.dumps({"method": "zero-shot", "answer_format": "open", "history_tokens": 2000}), "ok"))
+        runs.append(
+            (
+                rid,
+                created,
+                "u",
+                f"q{i % 40}",
+                1 + i % 4,
+                "simple",
+                0,
+                "zero-shot",
+                "bench",
+                spec,
+                json.dumps({"method": "zero-shot", "answer_format": "open", "history_tokens": 2000}),
+                "ok",
+            )
+        )
         text = " ".join(rnd.choice(WORDS) for _ in range(220))
         if i % 50 == 0:
             text = "=" + text + '\n"quoted"'
-        responses.append((pid, rid, 0, model, model.split(":")[0], int(model.startswith("demo")), params, "answer", 1,
-                          "h", text, "ok", None, 300.0, 2000.0, 2100, 230, None if i % 3 == 2 else 0.0012, 0,
-                          created, created))
+        responses.append(
+            (
+                pid,
+                rid,
+                0,
+                model,
+                model.split(":")[0],
+                int(model.startswith("demo")),
+                params,
+                "answer",
+                1,
+                "h",
+                text,
+                "ok",
+                None,
+                300.0,
+                2000.0,
+                2100,
+                230,
+                None if i % 3 == 2 else 0.0012,
+                0,
+                created,
+                created,
+            )
+        )
         for dim in ("awareness", "alignment", "quality"):
-            judgments.append((rid, pid, "rubric", dim, float(1 + rnd.randrange(5)), 1.0, 5.0, "fine", "raw", 1,
-                              "openai:judge", "v1", 0.0, 0, 0, None, "{}", created))
+            judgments.append(
+                (
+                    rid,
+                    pid,
+                    "rubric",
+                    dim,
+                    float(1 + rnd.randrange(5)),
+                    1.0,
+                    5.0,
+                    "fine",
+                    "raw",
+                    1,
+                    "openai:judge",
+                    "v1",
+                    0.0,
+                    0,
+                    0,
+                    None,
+                    "{}",
+                    created,
+                )
+            )
     with db.conn:
-        db.conn.executemany("INSERT INTO runs (id, created_at, user_id, query_id, expression_type, context, seed, "
-                            "method, label, spec, plan, status) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", runs)
-        db.conn.executemany("INSERT INTO responses (id, run_id, slot, model, provider, is_demo, params, step, "
-                            "is_final, request_hash, text, status, error, ttft_ms, duration_ms, input_tokens, "
-                            "output_tokens, cost_usd, cache_hit, started_at, updated_at) "
-                            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", responses)
-        db.conn.executemany("INSERT INTO judgments (run_id, response_id, kind, dimension, score, scale_min, scale_max, "
-                            "rationale, raw, parse_ok, judge_model, prompt_version, temperature, heuristic, human, "
-                            "error, extra, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", judgments)
+        db.conn.executemany(
+            "INSERT INTO runs (id, created_at, user_id, query_id, expression_type, context, seed, "
+            "method, label, spec, plan, status) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+            runs,
+        )
+        db.conn.executemany(
+            "INSERT INTO responses (id, run_id, slot, model, provider, is_demo, params, step, "
+            "is_final, request_hash, text, status, error, ttft_ms, duration_ms, input_tokens, "
+            "output_tokens, cost_usd, cache_hit, started_at, updated_at) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            responses,
+        )
+        db.conn.executemany(
+            "INSERT INTO judgments (run_id, response_id, kind, dimension, score, scale_min, scale_max, "
+            "rationale, raw, parse_ok, judge_model, prompt_version, temperature, heuristic, human, "
+            "error, extra, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            judgments,
+        )
     db.close()
 
 
@@ -250,8 +343,10 @@ def bench_export(rows: int, tmp: Path) -> None:
     took_jsonl = time.perf_counter() - t0
     db.close()
     size = out.stat().st_size / 1e6
-    print(f"export: {n:,} responses (3 judgments each) → CSV {size:.1f} MB in {took:.3f} s "
-          f"({n / took:,.0f} rows/s); time / target = {took / EXPORT_TARGET_S:.3f} (target ≤ {EXPORT_TARGET_S} s)")
+    print(
+        f"export: {n:,} responses (3 judgments each) → CSV {size:.1f} MB in {took:.3f} s "
+        f"({n / took:,.0f} rows/s); time / target = {took / EXPORT_TARGET_S:.3f} (target ≤ {EXPORT_TARGET_S} s)"
+    )
     print(f"  same rows as JSONL: {took_jsonl:.3f} s")
 
 

@@ -26,9 +26,9 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from core import tokens  # noqa: E402
-from core.context import build_context  # noqa: E402
 from core.formats import FormatError, load_path  # noqa: E402
+from core.history import tokens  # noqa: E402
+from core.history.build import build_context  # noqa: E402
 from core.model import FillerPool  # noqa: E402
 
 
@@ -86,16 +86,32 @@ def extreme_ratio(bundle, pools, label):
 
     def cold():
         tokens.clear_cache()
-        return build_context(bundle, query=query, config="extreme", seed=0, filler_pools=pools,
-                             expression_type=bundle.expression_types()[0] or None)
+        return build_context(
+            bundle,
+            query=query,
+            config="extreme",
+            seed=0,
+            filler_pools=pools,
+            expression_type=bundle.expression_types()[0] or None,
+        )
 
     cold_t, ctx = best_of(cold)
-    warm_t, _ = best_of(lambda: build_context(bundle, query=query, config="extreme", seed=0, filler_pools=pools,
-                                              expression_type=bundle.expression_types()[0] or None))
+    warm_t, _ = best_of(
+        lambda: build_context(
+            bundle,
+            query=query,
+            config="extreme",
+            seed=0,
+            filler_pools=pools,
+            expression_type=bundle.expression_types()[0] or None,
+        )
+    )
     text = "\n".join(t.content for cs in ctx.sessions for t in cs.session.turns)
     bare_t, n = best_of(lambda: len(enc.encode_ordinary(text)))
-    print(f"[{label}] Extreme: {ctx.history_tokens:,} history tokens ({n:,} in the joined text), "
-          f"{len(ctx.sessions)} sessions, reused filler: {ctx.reused_filler}, within ±2%: {ctx.within_target}")
+    print(
+        f"[{label}] Extreme: {ctx.history_tokens:,} history tokens ({n:,} in the joined text), "
+        f"{len(ctx.sessions)} sessions, reused filler: {ctx.reused_filler}, within ±2%: {ctx.within_target}"
+    )
     print(f"  bare tiktoken encode: {bare_t * 1000:7.1f} ms")
     print(f"  build+count cold:     {cold_t * 1000:7.1f} ms  → ratio {cold_t / bare_t:.2f}× (target ≤ 1.5×)")
     print(f"  build+count warm:     {warm_t * 1000:7.1f} ms  → ratio {warm_t / bare_t:.2f}×")
@@ -103,7 +119,7 @@ def extreme_ratio(bundle, pools, label):
 
 
 def embedding_figures(ctx, query_text):
-    from core.retrieval import Embedder, InMemoryEmbeddingCache, load_model, rank_units, turn_units
+    from core.history.retrieval import Embedder, InMemoryEmbeddingCache, load_model, rank_units, turn_units
 
     units = list({u.text: u for u in turn_units(ctx)}.values())
     i = 0
@@ -126,10 +142,14 @@ def embedding_figures(ctx, query_text):
         t = time.perf_counter()
         rank_units(query_text, units, k=5, embedder=emb)
         times.append(time.perf_counter() - t)
-    print(f"embeddings: model load {load_t:.2f} s; cold embedding of {len(units):,} turns {cold_t:.2f} s "
-          f"({len(units) / cold_t:.0f} turns/s)")
-    print(f"warm retrieval over {len(units):,} cached turns: median {statistics.median(times) * 1000:.1f} ms, "
-          f"max {max(times) * 1000:.1f} ms (target ≤ 50 ms); model calls during warm runs: {emb.model_calls - calls}")
+    print(
+        f"embeddings: model load {load_t:.2f} s; cold embedding of {len(units):,} turns {cold_t:.2f} s "
+        f"({len(units) / cold_t:.0f} turns/s)"
+    )
+    print(
+        f"warm retrieval over {len(units):,} cached turns: median {statistics.median(times) * 1000:.1f} ms, "
+        f"max {max(times) * 1000:.1f} ms (target ≤ 50 ms); model calls during warm runs: {emb.model_calls - calls}"
+    )
 
 
 def main() -> None:

@@ -33,9 +33,11 @@ SAMPLE_DATA = REPO / "sample_data"
 PREFEVAL = REPO.parent / "shared" / "datasets" / "prefeval"
 TARGET_RATIO = 3.0
 
-WORDS = ("the a we I you it to of and in that for on with as was but they this my your what about would "
-         "could really think maybe restaurant trip weekend morning coffee book project garden family "
-         "friend weather quiet music plan recipe train museum budget deadline meeting running").split()
+WORDS = (
+    "the a we I you it to of and in that for on with as was but they this my your what about would "
+    "could really think maybe restaurant trip weekend morning coffee book project garden family "
+    "friend weather quiet music plan recipe train museum budget deadline meeting running"
+).split()
 
 
 def sentence(rng: random.Random) -> str:
@@ -61,17 +63,29 @@ def synthetic_user(sessions: int = 400, target_tokens: int = 250_000, seed: int 
     day = dt.date(2010, 1, 1)
     for i in range(sessions):
         n_turns = rng.randint(4, 10)
-        turns = [Turn(role="user" if t % 2 == 0 else "assistant",
-                      content=text(rng, chars_per_session // n_turns * (1 if t % 2 == 0 else 2) * 2 // 3))
-                 for t in range(n_turns)]
+        turns = [
+            Turn(
+                role="user" if t % 2 == 0 else "assistant",
+                content=text(rng, chars_per_session // n_turns * (1 if t % 2 == 0 else 2) * 2 // 3),
+            )
+            for t in range(n_turns)
+        ]
         if i % 40 == 0:
             p = prefs[(i // 40) % len(prefs)]
             kind, expr, pids = "preference", 1, [p.id]
             p.evidence[1].append(f"s{i}")
         else:
             kind, expr, pids = ("filler" if i % 3 else "life_event"), None, []
-        out.append(Session(id=f"s{i}", date=day + dt.timedelta(days=7 * i), kind=kind, expression_type=expr,
-                           preference_ids=pids, turns=turns))
+        out.append(
+            Session(
+                id=f"s{i}",
+                date=day + dt.timedelta(days=7 * i),
+                kind=kind,
+                expression_type=expr,
+                preference_ids=pids,
+                turns=turns,
+            )
+        )
     queries = [Query(id=f"q{i}", kind="open", text=f"Question {i}?", preference_id=f"p{i}") for i in range(10)]
     bundle = UserBundle(user=User(id="bench-250k", name="Bench"), sessions=out, preferences=prefs, queries=queries)
     return UserBundle.model_validate(bundle.model_dump())  # re-validate after the evidence edits
@@ -101,9 +115,11 @@ def bench_import(label: str, result: ImportResult, db_path: Path) -> None:
     summary = save_import(db, result)
     elapsed = time.perf_counter() - start
     db.close()
-    print(f"import {label:<22} {summary.rows:>8} rows in {elapsed * 1000:8.1f} ms  = {summary.rows / elapsed:>10,.0f} rows/s"
-          f"  ({len(summary.users_added) + len(summary.users_replaced)} users, {summary.sessions} sessions,"
-          f" {summary.turns} turns)")
+    print(
+        f"import {label:<22} {summary.rows:>8} rows in {elapsed * 1000:8.1f} ms  = {summary.rows / elapsed:>10,.0f} rows/s"
+        f"  ({len(summary.users_added) + len(summary.users_replaced)} users, {summary.sessions} sessions,"
+        f" {summary.turns} turns)"
+    )
 
 
 def main() -> None:
@@ -137,8 +153,10 @@ def run(tmp: Path) -> None:
     assert load_user(db, bundle.user.id) == bundle, "round trip changed the bundle"
     t_json, t_load = interleaved(lambda: json.loads(raw), lambda: load_user(db, bundle.user.id), rounds=30)
     t_validate = best_of(lambda: parse("bench", json.loads(raw)), 5)
-    print(f"synthetic user: {len(bundle.sessions)} sessions, {n_turns} turns, {chars:,} chars (~{chars // 4:,} tokens),"
-          f" native JSON {len(raw) / 1e6:.2f} MB")
+    print(
+        f"synthetic user: {len(bundle.sessions)} sessions, {n_turns} turns, {chars:,} chars (~{chars // 4:,} tokens),"
+        f" native JSON {len(raw) / 1e6:.2f} MB"
+    )
     print(f"json.loads(native JSON)            {t_json * 1000:8.2f} ms")
     print(f"load_user from SQLite              {t_load * 1000:8.2f} ms")
     print(f"(native parse + validation          {t_validate * 1000:8.2f} ms, for reference)")

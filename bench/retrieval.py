@@ -25,9 +25,9 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from core.context import build_context  # noqa: E402
 from core.formats import load_path  # noqa: E402
-from core.retrieval import Embedder, InMemoryEmbeddingCache, hit_at_k, rank_units, turn_units  # noqa: E402
+from core.history.build import build_context  # noqa: E402
+from core.history.retrieval import Embedder, InMemoryEmbeddingCache, hit_at_k, rank_units, turn_units  # noqa: E402
 
 
 def load_data():
@@ -66,15 +66,23 @@ def main() -> None:
         for expr in b.expression_types():
             expression = expr or None
             for q in one_per_group(b.queries):
-                ctx = build_context(b, query=q, expression_type=expression, config=args.context, seed=args.seed, filler_pools=pools)
+                ctx = build_context(
+                    b, query=q, expression_type=expression, config=args.context, seed=args.seed, filler_pools=pools
+                )
                 if not ctx.evidence:
                     continue  # no gold evidence in this history: nothing to find
                 units = turn_units(ctx)
                 evidence = ctx.evidence_ids
                 label = f"type {expr}" if expr else "untyped"
                 for method in ("embedding", "bm25"):
-                    got = rank_units(q.text, units, method=method, k=args.k,
-                                     embedder=embedder if method == "embedding" else None, evidence_ids=evidence)
+                    got = rank_units(
+                        q.text,
+                        units,
+                        method=method,
+                        k=args.k,
+                        embedder=embedder if method == "embedding" else None,
+                        evidence_ids=evidence,
+                    )
                     hits[(label, method)].append(hit_at_k(got))
                     hits[("all", method)].append(hit_at_k(got))
     elapsed = time.perf_counter() - t0
@@ -85,8 +93,10 @@ def main() -> None:
         if not e:
             continue
         print(f"{label:12} {len(e):7d} {sum(e) / len(e):18.3f} {sum(b_) / len(b_):14.3f}")
-    print(f"\n({elapsed:.1f} s; {embedder.texts_encoded:,} texts embedded in {embedder.model_calls} model calls; "
-          "embedding model all-MiniLM-L6-v2 — RealPref used sup-simcse-roberta-large)")
+    print(
+        f"\n({elapsed:.1f} s; {embedder.texts_encoded:,} texts embedded in {embedder.model_calls} model calls; "
+        "embedding model all-MiniLM-L6-v2 — RealPref used sup-simcse-roberta-large)"
+    )
 
 
 if __name__ == "__main__":

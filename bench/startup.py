@@ -52,8 +52,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         db = f"{tmp}/startup.db"
         help_s, help_imports = timed(["--help"])
-        run_s, run_imports = timed(["--db", db, "run", "maya", "p1-open", "--plain",
-                                    "--model", "demo:generic", "--model", "demo:oracle"], repeat=2)
+        run_s, run_imports = timed(
+            ["--db", db, "run", "maya", "p1-open", "--plain", "--model", "demo:generic", "--model", "demo:oracle"],
+            repeat=2,
+        )
     line("prefscope --help (s)", f"{help_s:.3f}", f"{help_s / bare:.1f}× bare python")
     line("  heavy imports", ", ".join(m for m, on in help_imports.items() if on) or "none")
     line("prefscope run, 2 demo models, zero-shot (s)", f"{run_s:.3f}", "includes the demo models' streaming")

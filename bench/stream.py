@@ -25,8 +25,11 @@ async def raw_sdk(base_url: str) -> tuple[float, float]:
     async def one(k: int) -> int:
         n = 0
         stream = await client.chat.completions.create(
-            model=f"m{k}", messages=[{"role": "user", "content": "go"}], stream=True,
-            stream_options={"include_usage": True})
+            model=f"m{k}",
+            messages=[{"role": "user", "content": "go"}],
+            stream=True,
+            stream_options={"include_usage": True},
+        )
         async for chunk in stream:
             if chunk.choices and chunk.choices[0].delta.content:
                 n += 1
@@ -39,19 +42,24 @@ async def raw_sdk(base_url: str) -> tuple[float, float]:
 
 
 async def prefscope(base_url: str, db_path: Path | None) -> tuple[float, float, int]:
-    from core.engine import Engine
     from core.formats.native import load_file
     from core.plan import Message, PromptPlan, PromptStep
     from core.providers import get_provider
     from core.providers.base import ModelSpec
-    from core.run import RunSpec, TokensArrived
+    from core.run.engine import Engine
+    from core.run.spec import RunSpec, TokensArrived
     from storage.recorder import RunRecorder
     from tests.conftest import SAMPLE_DATA
 
     bundle = load_file(SAMPLE_DATA / "users" / "maya.json").bundles[0]
-    spec = RunSpec(user_id="maya", query_id="p1-open",
-                   models=[ModelSpec(id=f"openai:m{k}", base_url=base_url) for k in range(MODELS)])
-    plan = PromptPlan(method="zero-shot", steps=[PromptStep(name="answer", messages=[Message(role="user", content="go")])])
+    spec = RunSpec(
+        user_id="maya",
+        query_id="p1-open",
+        models=[ModelSpec(id=f"openai:m{k}", base_url=base_url) for k in range(MODELS)],
+    )
+    plan = PromptPlan(
+        method="zero-shot", steps=[PromptStep(name="answer", messages=[Message(role="user", content="go")])]
+    )
     recorder = RunRecorder(db_path) if db_path else None
     tokens = 0
 
@@ -79,8 +87,10 @@ def main() -> None:
 
     from storage.db import open_db
 
-    print(f"bench/stream.py — {MODELS} models × {TOKENS} tokens at {RATE} tok/s each, loopback OpenAI SSE server in its own process; "
-          f"median of {ROUNDS} alternating rounds")
+    print(
+        f"bench/stream.py — {MODELS} models × {TOKENS} tokens at {RATE} tok/s each, loopback OpenAI SSE server in its own process; "
+        f"median of {ROUNDS} alternating rounds"
+    )
     base, ps, nr = [], [], []
     with ServerProcess(TOKENS, RATE) as base_url, tempfile.TemporaryDirectory() as tmp:
         asyncio.run(raw_sdk(base_url))  # warm-up: imports, connection setup, server loop
@@ -99,8 +109,11 @@ def main() -> None:
     line("prefscope engine + recorder: wall (s)", f"{ps_wall:.2f}")
     line("ratio prefscope ÷ raw SDK (wall)", f"{ps_wall / base_wall:.3f}", "target ≤ 1.05")
     line("per-token overhead, CPU (µs/token)", f"{(ps_cpu - base_cpu) / n * 1e6:.1f}", f"over {n} tokens")
-    line("checkpoint/recorder overhead, CPU (µs/token)", f"{(ps_cpu - nr_cpu) / n * 1e6:.1f}",
-         "engine with vs without recorder")
+    line(
+        "checkpoint/recorder overhead, CPU (µs/token)",
+        f"{(ps_cpu - nr_cpu) / n * 1e6:.1f}",
+        "engine with vs without recorder",
+    )
     line("engine without recorder: wall ratio to raw SDK", f"{nr_wall / base_wall:.3f}")
 
 

@@ -81,8 +81,9 @@ def bench_startup(folder: Path) -> None:
         db = folder / f"startup-{i}.db"
         if i > 0:  # later runs open an existing database, as every start but the first does
             db = folder / "startup-0.db"
-        out = subprocess.run([sys.executable, "-c", STARTUP, str(db)], cwd=REPO, capture_output=True, text=True,
-                             timeout=120)
+        out = subprocess.run(
+            [sys.executable, "-c", STARTUP, str(db)], cwd=REPO, capture_output=True, text=True, timeout=120
+        )
         if out.returncode != 0:
             print(out.stderr[-1500:])
             return
@@ -91,8 +92,11 @@ def bench_startup(folder: Path) -> None:
     line("first run (imports the sample data): first paint", f"{first['first_paint'] * 1000:.0f} ms")
     line("first run: interactive", f"{first['interactive'] * 1000:.0f} ms", "target <= 1000 ms")
     line("later runs: first paint (best of 2)", f"{min(r['first_paint'] for r in warm) * 1000:.0f} ms")
-    line("later runs: interactive (best of 2)", f"{min(r['interactive'] for r in warm) * 1000:.0f} ms",
-         "target <= 1000 ms")
+    line(
+        "later runs: interactive (best of 2)",
+        f"{min(r['interactive'] for r in warm) * 1000:.0f} ms",
+        "target <= 1000 ms",
+    )
     line("later runs: token/cost estimate shown", f"{min(r['estimate_shown'] for r in warm) * 1000:.0f} ms")
     line("key press handled by the timeline", str(all(r["key_handled"] for r in runs)))
     for name, loaded in first["heavy"].items():
@@ -132,8 +136,10 @@ async def bench_streaming(folder: Path, para: int) -> None:
     from tui.app import make_app
     from tui.workbench import Workbench
 
-    print(f"streaming ({PANES} panes x {TOKENS:,} tokens at {RATE:g} tokens/s, a paragraph every {para} tokens, "
-          "headless 200x50)")
+    print(
+        f"streaming ({PANES} panes x {TOKENS:,} tokens at {RATE:g} tokens/s, a paragraph every {para} tokens, "
+        "headless 200x50)"
+    )
     provider = PacedProvider(para)
     wb = Workbench(Settings(db=folder / f"stream-{para}.db", judge=""), provider_for=lambda spec: provider)
     wb.ensure_sample_data()
@@ -182,12 +188,27 @@ def big_user(n: int):
     for i in range(n):
         kind = "preference" if i % 50 == 0 else ("life_event" if i % 7 == 0 else "filler")
         turns = [Turn(role=r, content=" ".join(rng.choice(words) for _ in range(40))) for r in ("user", "assistant")]
-        sessions.append(Session(id=f"s{i}", date=day + dt.timedelta(days=i), kind=kind,
-                                expression_type=1 if kind == "preference" else None,
-                                preference_ids=["p0"] if kind == "preference" else [], turns=turns))
-    prefs = [Preference(id="p0", text="Prefers quiet trains", evidence={1: [s.id for s in sessions if s.kind == "preference"]})]
-    return UserBundle(user=User(id="big", name="Big User"), sessions=sessions, preferences=prefs,
-                      queries=[Query(id="q0", kind="open", text="Plan my weekend?", preference_id="p0")])
+        sessions.append(
+            Session(
+                id=f"s{i}",
+                date=day + dt.timedelta(days=i),
+                kind=kind,
+                expression_type=1 if kind == "preference" else None,
+                preference_ids=["p0"] if kind == "preference" else [],
+                turns=turns,
+            )
+        )
+    prefs = [
+        Preference(
+            id="p0", text="Prefers quiet trains", evidence={1: [s.id for s in sessions if s.kind == "preference"]}
+        )
+    ]
+    return UserBundle(
+        user=User(id="big", name="Big User"),
+        sessions=sessions,
+        preferences=prefs,
+        queries=[Query(id="q0", kind="open", text="Plan my weekend?", preference_id="p0")],
+    )
 
 
 async def bench_open_user(folder: Path) -> None:
@@ -195,8 +216,8 @@ async def bench_open_user(folder: Path) -> None:
     from core.settings import Settings
     from storage.users import save_import
     from tui.app import make_app
-    from tui.workbench import Workbench
     from tui.widgets.timeline import Timeline
+    from tui.workbench import Workbench
 
     print(f"opening a {BIG_USER_SESSIONS:,}-session user (choice made -> timeline shown)")
     wb = Workbench(Settings(db=folder / "big.db"))
@@ -213,7 +234,7 @@ async def bench_open_user(folder: Path) -> None:
             while app.screen.bundle is None or app.screen.bundle.user.id != user:
                 await asyncio.sleep(0.001)
             done = asyncio.get_running_loop().create_future()
-            app.screen.call_after_refresh(lambda: done.done() or done.set_result(None))
+            app.screen.call_after_refresh(lambda fut=done: fut.done() or fut.set_result(None))
             await done
             if user == "big":
                 times.append(time.perf_counter() - start)

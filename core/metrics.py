@@ -179,8 +179,14 @@ def bt_cross_entropy(win: np.ndarray, xi: np.ndarray) -> float:
     return float(np.where(mask, ce, 0).sum())
 
 
-def bootstrap_ci(values: Sequence[float], *, stat: Callable[[np.ndarray], float] = np.mean,
-                 n: int = 2000, level: float = 0.95, seed: int = 0) -> tuple[float | None, float | None]:
+def bootstrap_ci(
+    values: Sequence[float],
+    *,
+    stat: Callable[[np.ndarray], float] = np.mean,
+    n: int = 2000,
+    level: float = 0.95,
+    seed: int = 0,
+) -> tuple[float | None, float | None]:
     """Percentile bootstrap interval of ``stat``; (None, None) for fewer than 2 values."""
     arr = np.asarray([v for v in values if v is not None], dtype=float)
     if len(arr) < 2:

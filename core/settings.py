@@ -23,7 +23,9 @@ def data_dir() -> Path:
 
 
 def config_path() -> Path:
-    return Path(os.environ.get("PREFSCOPE_CONFIG") or Path(platformdirs.user_config_dir(APP, appauthor=False)) / "config.toml")
+    return Path(
+        os.environ.get("PREFSCOPE_CONFIG") or Path(platformdirs.user_config_dir(APP, appauthor=False)) / "config.toml"
+    )
 
 
 class Endpoint(BaseModel):
@@ -51,7 +53,6 @@ class Settings(BaseModel):
     theme: str = "textual-dark"
     #: Refuse contexts larger than the model's window unless forced.
     enforce_context_window: bool = True
-
 
 
 ENV_PREFIX = "PREFSCOPE_"

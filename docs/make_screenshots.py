@@ -22,7 +22,9 @@ sys.path.insert(0, str(HERE.parent.parent))
 
 async def settle(app, pilot) -> None:
     await pilot.pause()
-    while any(w.is_running for w in app.workers) or (getattr(app.screen, "handle", None) and app.screen.handle.running()):
+    while any(w.is_running for w in app.workers) or (
+        getattr(app.screen, "handle", None) and app.screen.handle.running()
+    ):
         await asyncio.sleep(0.05)
     await pilot.pause(0.3)
 
@@ -35,8 +37,13 @@ async def shoot(db: Path, size: tuple[int, int], name: str, *, reasons: bool = F
     settings = load_settings(db=db, demo_tokens_per_s=400)
     workbench = Workbench(settings)
     workbench.ensure_sample_data()
-    app = make_app(settings, workbench, models=["demo:generic", "demo:retrieval", "demo:oracle"],
-                   initial_user="maya", remember_theme=False)
+    app = make_app(
+        settings,
+        workbench,
+        models=["demo:generic", "demo:retrieval", "demo:oracle"],
+        initial_user="maya",
+        remember_theme=False,
+    )
     async with app.run_test(size=size) as pilot:
         await settle(app, pilot)
         await pilot.press("ctrl+r")

@@ -24,4 +24,3 @@ if "sqlite_utils" not in _sys.modules:
     finally:
         for _m in _HIDDEN:
             del _sys.modules[_m]
-

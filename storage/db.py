@@ -1,4 +1,4 @@
-"""Opening the SQLite database: path resolution, connection pragmas, migrations, transactions.
+"""Opening the SQLite database: path resolution, connection pragmas, migrations.
 
 Every connection prefscope opens goes through :func:`open_db`, so each one has WAL journaling,
 enforced foreign keys and a busy timeout (SQLite settings that are per connection or easy to
@@ -8,12 +8,12 @@ writes from background work go through :mod:`storage.writer`.
 
 from __future__ import annotations
 
-import contextlib
 import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
 
 from sqlite_utils import Database
+
+from storage.migrations import migrate as run_migrations
 
 #: How long a connection waits for another writer's lock before failing with "database is locked".
 BUSY_TIMEOUT_MS = 5000
@@ -38,8 +38,6 @@ def open_db(path: str | Path | None = None, *, migrate: bool = True) -> Database
     db = Database(conn, execute_plugins=False)  # no third-party sqlite-utils plugins in our connections
     configure(db)
     if migrate:
-        from storage.migrations import migrate as run_migrations
-
         run_migrations(db)
     return db
 
@@ -59,27 +57,6 @@ def db_file(db: Database) -> Path | None:
         if name == "main":
             return Path(file) if file else None
     return None
-
-
-@contextlib.contextmanager
-def transaction(db: Database) -> Iterator[Database]:
-    """One write transaction, taken with ``BEGIN IMMEDIATE``: commit on success, roll back on error.
-
-    IMMEDIATE takes the write lock up front (waiting up to the busy timeout) so a transaction that
-    reads before it writes cannot fail half-way with SQLITE_BUSY. sqlite-utils calls made inside
-    become savepoints of this transaction. Never ``await`` inside it.
-    """
-    if db.conn.in_transaction:
-        raise RuntimeError("transaction() cannot be nested; use db.atomic() for a savepoint")
-    db.conn.execute("BEGIN IMMEDIATE")
-    try:
-        yield db
-    except BaseException:
-        if db.conn.in_transaction:
-            db.conn.execute("ROLLBACK")
-        raise
-    else:
-        db.conn.execute("COMMIT")
 
 
 def table_counts(db: Database) -> dict[str, int]:

@@ -10,7 +10,7 @@ import datetime as dt
 
 from sqlite_utils import Database
 
-from storage.db import transaction
+from storage.transactions import transaction
 
 #: Keys per ``IN (…)`` list, well below SQLite's bound-variable limit.
 CHUNK = 500
@@ -24,7 +24,7 @@ class SqliteEmbeddingCache:
         found: dict[str, bytes] = {}
         unique = list(dict.fromkeys(text_hashes))
         for start in range(0, len(unique), CHUNK):
-            chunk = unique[start:start + CHUNK]
+            chunk = unique[start : start + CHUNK]
             marks = ",".join("?" * len(chunk))
             for digest, vector in self.db.conn.execute(
                 f"SELECT text_sha256, vector FROM embeddings WHERE model = ? AND text_sha256 IN ({marks})",

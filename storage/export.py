@@ -36,15 +36,61 @@ FORMULA_CHARS = frozenset(FORMULA_START)
 REDACTED = "[redacted]"
 
 WIDE_BASE = [
-    "run_id", "created_at", "label", "user_id", "query_id", "query_kind", "preference_id", "expression_type",
-    "context", "seed", "method", "history_tokens", "response_id", "model", "provider", "is_demo", "params",
-    "status", "error", "input_tokens", "output_tokens", "cost_usd", "ttft_ms", "duration_ms", "cache_hit",
+    "run_id",
+    "created_at",
+    "label",
+    "user_id",
+    "query_id",
+    "query_kind",
+    "preference_id",
+    "expression_type",
+    "context",
+    "seed",
+    "method",
+    "history_tokens",
+    "response_id",
+    "model",
+    "provider",
+    "is_demo",
+    "params",
+    "status",
+    "error",
+    "input_tokens",
+    "output_tokens",
+    "cost_usd",
+    "ttft_ms",
+    "duration_ms",
+    "cache_hit",
     "parse_failures",
 ]
 LONG_COLUMNS = [
-    "run_id", "created_at", "label", "user_id", "query_id", "query_kind", "expression_type", "context", "seed",
-    "method", "response_id", "model", "provider", "is_demo", "kind", "dimension", "score", "scale_min", "scale_max",
-    "judge_model", "prompt_version", "temperature", "parse_ok", "human", "heuristic", "judge_error", "rationale",
+    "run_id",
+    "created_at",
+    "label",
+    "user_id",
+    "query_id",
+    "query_kind",
+    "expression_type",
+    "context",
+    "seed",
+    "method",
+    "response_id",
+    "model",
+    "provider",
+    "is_demo",
+    "kind",
+    "dimension",
+    "score",
+    "scale_min",
+    "scale_max",
+    "judge_model",
+    "prompt_version",
+    "temperature",
+    "parse_ok",
+    "human",
+    "heuristic",
+    "judge_error",
+    "rationale",
 ]
 
 
@@ -71,8 +117,13 @@ def _in(column: str, values: list, args: list) -> str:
 def run_where(f: RunFilter, args: list, alias: str = "r") -> str:
     """SQL conditions on ``runs`` (joined as ``alias``) for the filter; ``1`` when unfiltered."""
     parts = []
-    for column, values in (("id", f.run_ids), ("user_id", f.users), ("method", f.methods),
-                           ("context", f.contexts), ("label", f.labels)):
+    for column, values in (
+        ("id", f.run_ids),
+        ("user_id", f.users),
+        ("method", f.methods),
+        ("context", f.contexts),
+        ("label", f.labels),
+    ):
         if values:
             parts.append(_in(f"{alias}.{column}", list(values), args))
     if f.since:
@@ -161,7 +212,9 @@ def _response_sql(f: RunFilter, args: list) -> str:
         ORDER BY r.created_at, r.id, p.slot"""
 
 
-def _judgment_scores(db: Database, f: RunFilter) -> tuple[list[str], dict[str, dict[str, float | None]], dict[str, int]]:
+def _judgment_scores(
+    db: Database, f: RunFilter
+) -> tuple[list[str], dict[str, dict[str, float | None]], dict[str, int]]:
     """(score columns in a stable order, response id -> {column: score}, response id -> parse failures).
 
     When a response was judged more than once on the same column, the latest judgment wins.
@@ -195,8 +248,22 @@ def wide_rows(db: Database, f: RunFilter | None = None) -> tuple[list[str], Iter
         for r in db.execute(sql, args):
             rid = r[12]
             mine = scores.get(rid, {})
-            yield [*r[:15], bool(r[15]), r[16], r[17], r[18], r[19], r[20], r[21], r[22], r[23], bool(r[24]),
-                   failures.get(rid, 0), *(mine.get(c) for c in score_cols), r[25]]
+            yield [
+                *r[:15],
+                bool(r[15]),
+                r[16],
+                r[17],
+                r[18],
+                r[19],
+                r[20],
+                r[21],
+                r[22],
+                r[23],
+                bool(r[24]),
+                failures.get(rid, 0),
+                *(mine.get(c) for c in score_cols),
+                r[25],
+            ]
 
     return columns, rows()
 
@@ -223,8 +290,16 @@ def long_rows(db: Database, f: RunFilter | None = None) -> tuple[list[str], Iter
 
     def rows() -> Iterator[list]:
         for r in db.execute(sql, args):
-            yield [*r[:13], None if r[13] is None else bool(r[13]), *r[14:22], bool(r[22]), bool(r[23]),
-                   bool(r[24]), r[25], r[26]]
+            yield [
+                *r[:13],
+                None if r[13] is None else bool(r[13]),
+                *r[14:22],
+                bool(r[22]),
+                bool(r[23]),
+                bool(r[24]),
+                r[25],
+                r[26],
+            ]
 
     return LONG_COLUMNS, rows()
 
@@ -237,8 +312,9 @@ def write_csv(columns: list[str], rows: Iterable[list], fh: IO[str], *, environ:
     writer.writerow(columns)
     n = 0
     for row in rows:
-        writer.writerow(["" if v is None else ("true" if v else "false") if v is True or v is False else v
-                         for v in clean.row(row)])
+        writer.writerow(
+            ["" if v is None else ("true" if v else "false") if v is True or v is False else v for v in clean.row(row)]
+        )
         n += 1
     return n
 
@@ -254,8 +330,15 @@ def write_jsonl(columns: list[str], rows: Iterable[list], fh: IO[str], *, enviro
     return n
 
 
-def export(db: Database, fh: IO[str], *, f: RunFilter | None = None, fmt: str = "csv", layout: str = "wide",
-           environ: dict[str, str] | None = None) -> int:
+def export(
+    db: Database,
+    fh: IO[str],
+    *,
+    f: RunFilter | None = None,
+    fmt: str = "csv",
+    layout: str = "wide",
+    environ: dict[str, str] | None = None,
+) -> int:
     if layout not in ("wide", "long"):
         raise ValueError(f"layout must be wide or long, not {layout!r}")
     if fmt not in ("csv", "jsonl"):

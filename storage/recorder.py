@@ -18,7 +18,15 @@ from pathlib import Path
 
 from sqlite_utils import Database
 
-from core.run import JudgeScored, ResponseFinished, ResponseStarted, RunEvent, RunFinished, RunStarted, TokensArrived
+from core.run.spec import (
+    JudgeScored,
+    ResponseFinished,
+    ResponseStarted,
+    RunEvent,
+    RunFinished,
+    RunStarted,
+    TokensArrived,
+)
 from storage.writer import Writer
 
 CHECKPOINT_S = 0.25
@@ -60,8 +68,11 @@ class RunRecorder:
         elif isinstance(event, JudgeScored):
             self.writer.post(lambda db, e=event: insert_judgment(db, e.run_id, e.response_id, e.judgment))
         elif isinstance(event, RunFinished):
-            self.writer.post(lambda db, e=event: db.execute(
-                "UPDATE runs SET status = ?, finished_at = ? WHERE id = ?", (e.status, _now(), e.run_id)))
+            self.writer.post(
+                lambda db, e=event: db.execute(
+                    "UPDATE runs SET status = ?, finished_at = ? WHERE id = ?", (e.status, _now(), e.run_id)
+                )
+            )
 
     __call__ = record
 
@@ -101,47 +112,98 @@ class RunRecorder:
 def _insert_run(db: Database, e: RunStarted) -> None:
     spec = e.spec
     plan_meta = e.plan.model_dump(mode="json", exclude={"steps"})
-    db["runs"].insert({
-        "id": e.run_id, "created_at": e.created_at, "user_id": spec.user_id, "query_id": spec.query_id,
-        "expression_type": spec.expression_type, "context": spec.context, "seed": spec.seed,
-        "method": spec.method, "label": spec.label, "spec": spec.model_dump_json(),
-        "plan": json.dumps(plan_meta, ensure_ascii=False), "status": "running", "pid": os.getpid(),
-    })
+    db["runs"].insert(
+        {
+            "id": e.run_id,
+            "created_at": e.created_at,
+            "user_id": spec.user_id,
+            "query_id": spec.query_id,
+            "expression_type": spec.expression_type,
+            "context": spec.context,
+            "seed": spec.seed,
+            "method": spec.method,
+            "label": spec.label,
+            "spec": spec.model_dump_json(),
+            "plan": json.dumps(plan_meta, ensure_ascii=False),
+            "status": "running",
+            "pid": os.getpid(),
+        }
+    )
     for i, step in enumerate(e.plan.steps):
         messages = json.dumps([m.model_dump() for m in step.messages], ensure_ascii=False)
-        db["prompts"].insert({
-            "run_id": e.run_id, "step_index": i, "step": step.name, "purpose": step.purpose,
-            "messages": messages, "tokens": step.tokens,
-            "sha256": hashlib.sha256(messages.encode()).hexdigest(),
-        })
+        db["prompts"].insert(
+            {
+                "run_id": e.run_id,
+                "step_index": i,
+                "step": step.name,
+                "purpose": step.purpose,
+                "messages": messages,
+                "tokens": step.tokens,
+                "sha256": hashlib.sha256(messages.encode()).hexdigest(),
+            }
+        )
     if e.plan.retrieved:
-        db["retrievals"].insert_all({
-            "run_id": e.run_id, "rank": r.rank, "session_id": r.session_id, "turn_index": r.turn_index,
-            "similarity": r.similarity, "is_evidence": int(r.is_evidence),
-        } for r in e.plan.retrieved)
+        db["retrievals"].insert_all(
+            {
+                "run_id": e.run_id,
+                "rank": r.rank,
+                "session_id": r.session_id,
+                "turn_index": r.turn_index,
+                "similarity": r.similarity,
+                "is_evidence": int(r.is_evidence),
+            }
+            for r in e.plan.retrieved
+        )
 
 
 def _insert_response(db: Database, e: ResponseStarted) -> None:
     now = _now()
-    db["responses"].insert({
-        "id": e.response_id, "run_id": e.run_id, "slot": e.slot, "model": e.model.id,
-        "provider": e.model.provider, "is_demo": int(e.model.is_demo),
-        "params": e.model.params.model_dump_json(), "base_url": e.model.base_url, "step": e.step,
-        "is_final": int(e.is_final_step), "request_hash": e.request_hash, "text": "", "status": "running",
-        "pid": os.getpid(), "started_at": now, "updated_at": now,
-    })
+    db["responses"].insert(
+        {
+            "id": e.response_id,
+            "run_id": e.run_id,
+            "slot": e.slot,
+            "model": e.model.id,
+            "provider": e.model.provider,
+            "is_demo": int(e.model.is_demo),
+            "params": e.model.params.model_dump_json(),
+            "base_url": e.model.base_url,
+            "step": e.step,
+            "is_final": int(e.is_final_step),
+            "request_hash": e.request_hash,
+            "text": "",
+            "status": "running",
+            "pid": os.getpid(),
+            "started_at": now,
+            "updated_at": now,
+        }
+    )
 
 
 def _finish_response(db: Database, e: ResponseFinished) -> None:
-    db["responses"].update(e.response_id, {
-        "text": e.text, "status": e.status, "error": e.error, "ttft_ms": e.ttft_ms,
-        "duration_ms": e.duration_ms, "input_tokens": e.input_tokens, "output_tokens": e.output_tokens,
-        "cost_usd": e.cost_usd, "cache_hit": int(e.cache_hit), "updated_at": _now(),
-    })
+    db["responses"].update(
+        e.response_id,
+        {
+            "text": e.text,
+            "status": e.status,
+            "error": e.error,
+            "ttft_ms": e.ttft_ms,
+            "duration_ms": e.duration_ms,
+            "input_tokens": e.input_tokens,
+            "output_tokens": e.output_tokens,
+            "cost_usd": e.cost_usd,
+            "cache_hit": int(e.cache_hit),
+            "updated_at": _now(),
+        },
+    )
     if e.status == "ok" and not e.cache_hit:
         row = db.execute("SELECT request_hash, model FROM responses WHERE id = ?", (e.response_id,)).fetchone()
-        record = {"text": e.text, "chunks": [list(c) for c in e.chunks], "model": row[1],
-                  "usage": {"input_tokens": e.input_tokens, "output_tokens": e.output_tokens}}
+        record = {
+            "text": e.text,
+            "chunks": [list(c) for c in e.chunks],
+            "model": row[1],
+            "usage": {"input_tokens": e.input_tokens, "output_tokens": e.output_tokens},
+        }
         db.execute(
             "INSERT OR REPLACE INTO response_cache (request_hash, model, record, response_id, created_at) "
             "VALUES (?, ?, ?, ?, ?)",
@@ -150,11 +212,25 @@ def _finish_response(db: Database, e: ResponseFinished) -> None:
 
 
 def insert_judgment(db: Database, run_id: str, response_id: str | None, j) -> None:
-    db["judgments"].insert({
-        "run_id": run_id, "response_id": response_id, "kind": j.kind, "dimension": j.dimension,
-        "score": j.score, "scale_min": j.scale_min, "scale_max": j.scale_max, "rationale": j.rationale,
-        "raw": j.raw, "parse_ok": int(j.parse_ok), "judge_model": j.judge_model,
-        "prompt_version": j.prompt_version, "temperature": j.temperature, "heuristic": int(j.heuristic),
-        "human": int(j.human), "error": j.error, "extra": json.dumps(j.extra, ensure_ascii=False),
-        "created_at": _now(),
-    })
+    db["judgments"].insert(
+        {
+            "run_id": run_id,
+            "response_id": response_id,
+            "kind": j.kind,
+            "dimension": j.dimension,
+            "score": j.score,
+            "scale_min": j.scale_min,
+            "scale_max": j.scale_max,
+            "rationale": j.rationale,
+            "raw": j.raw,
+            "parse_ok": int(j.parse_ok),
+            "judge_model": j.judge_model,
+            "prompt_version": j.prompt_version,
+            "temperature": j.temperature,
+            "heuristic": int(j.heuristic),
+            "human": int(j.human),
+            "error": j.error,
+            "extra": json.dumps(j.extra, ensure_ascii=False),
+            "created_at": _now(),
+        }
+    )

@@ -112,8 +112,15 @@ def parse_metric(metric: str) -> tuple[str, str | None]:
     return kind, dim or None
 
 
-def load_judgments(db: Database, kind: str, dimension: str | None, by: list[str], f: RunFilter | None = None,
-                   *, with_extra: bool = False) -> list[_J]:
+def load_judgments(
+    db: Database,
+    kind: str,
+    dimension: str | None,
+    by: list[str],
+    f: RunFilter | None = None,
+    *,
+    with_extra: bool = False,
+) -> list[_J]:
     """Every judgment of ``kind`` (and ``dimension``) in the filtered runs, with its factor values.
     One SQL query."""
     f = f or RunFilter()
@@ -138,9 +145,23 @@ def load_judgments(db: Database, kind: str, dimension: str | None, by: list[str]
         ORDER BY j.id"""
     out = []
     for row in db.execute(sql, args):
-        out.append(_J(row[0], row[1], row[2], bool(row[3]), row[4], row[5], bool(row[6]), bool(row[7]),
-                      None if row[8] is None else bool(row[8]), row[9], row[10], json.loads(row[11] or "{}"),
-                      tuple(row[12:12 + len(by)]) if by else ()))
+        out.append(
+            _J(
+                row[0],
+                row[1],
+                row[2],
+                bool(row[3]),
+                row[4],
+                row[5],
+                bool(row[6]),
+                bool(row[7]),
+                None if row[8] is None else bool(row[8]),
+                row[9],
+                row[10],
+                json.loads(row[11] or "{}"),
+                tuple(row[12 : 12 + len(by)]) if by else (),
+            )
+        )
     return out
 
 
@@ -161,8 +182,7 @@ def _tag_models(by: list[str], key: tuple, items: list[_J]) -> list:
 
 
 def _sort_key(key: tuple):
-    return tuple((v is None, str(type(v).__name__) if v is not None else "", v if v is not None else 0)
-                 for v in key)
+    return tuple((v is None, str(type(v).__name__) if v is not None else "", v if v is not None else 0) for v in key)
 
 
 def _grouped(items: list[_J]) -> dict[tuple, list[_J]]:
@@ -172,8 +192,14 @@ def _grouped(items: list[_J]) -> dict[tuple, list[_J]]:
     return dict(sorted(groups.items(), key=lambda kv: _sort_key(kv[0])))
 
 
-def score_table(db: Database, metric: str, by: Iterable[str] = ("model",), f: RunFilter | None = None, *,
-                sources: Iterable[str] | None = None) -> ReportTable:
+def score_table(
+    db: Database,
+    metric: str,
+    by: Iterable[str] = ("model",),
+    f: RunFilter | None = None,
+    *,
+    sources: Iterable[str] | None = None,
+) -> ReportTable:
     """n, mean and bootstrap 95% CI of one metric per group of ``by`` factors (× judge)."""
     kind, dimension = parse_metric(metric)
     factors = factor_names(by)
@@ -190,19 +216,41 @@ def score_table(db: Database, metric: str, by: Iterable[str] = ("model",), f: Ru
         scores = [j.score for j in js if j.parse_ok and j.score is not None]
         lo, hi = bootstrap_ci(scores)
         mean = sum(scores) / len(scores) if scores else None
-        rows.append([*_tag_models(factors, tuple(fvals), js), source, judge, version, _demo_label(js),
-                     len(scores), len(js) - len(scores), mean, lo, hi])
+        rows.append(
+            [
+                *_tag_models(factors, tuple(fvals), js),
+                source,
+                judge,
+                version,
+                _demo_label(js),
+                len(scores),
+                len(js) - len(scores),
+                mean,
+                lo,
+                hi,
+            ]
+        )
         for j in js:
             if j.scale_min is not None and j.scale_max is not None:
-                scale = (min(scale[0], j.scale_min), max(scale[1], j.scale_max)) if scale else (j.scale_min, j.scale_max)
+                scale = (
+                    (min(scale[0], j.scale_min), max(scale[1], j.scale_max)) if scale else (j.scale_min, j.scale_max)
+                )
     label = metric if dimension is None or metric in METRICS else f"{kind}:{dimension}"
     title = f"{label} by {' × '.join(factors) or 'all'}"
-    notes = ["each row is one judge source and judge model: heuristic and human scores are never pooled with LLM ones",
-             "failed = parse failures (no score; never counted as 0)"]
+    notes = [
+        "each row is one judge source and judge model: heuristic and human scores are never pooled with LLM ones",
+        "failed = parse failures (no score; never counted as 0)",
+    ]
     if not rows:
         notes.insert(0, f"no {label} judgments in the selected runs")
-    return ReportTable(title, [*factors, "source", "judge", "prompt_version", "demo", "n", "failed", "mean",
-                               "ci_low", "ci_high"], rows, "mean", scale, notes)
+    return ReportTable(
+        title,
+        [*factors, "source", "judge", "prompt_version", "demo", "n", "failed", "mean", "ci_low", "ci_high"],
+        rows,
+        "mean",
+        scale,
+        notes,
+    )
 
 
 def matching_table(db: Database, by: Iterable[str] = ("instance_type",), f: RunFilter | None = None) -> ReportTable:
@@ -210,21 +258,38 @@ def matching_table(db: Database, by: Iterable[str] = ("instance_type",), f: RunF
     from core.judges.preference_matching import micro_prf
 
     factors = factor_names(by)
-    items = [j for j in load_judgments(db, "matching", "precision", factors, f, with_extra=True)
-             if source_of(j) == "llm"]
+    items = [
+        j for j in load_judgments(db, "matching", "precision", factors, f, with_extra=True) if source_of(j) == "llm"
+    ]
     rows = []
     for key, js in _grouped(items).items():
         _, judge, version, *fvals = key
         extras = [j.extra for j in js if j.parse_ok]
         prf = micro_prf(extras)
-        rows.append([*_tag_models(factors, tuple(fvals), js), judge, version, _demo_label(js), len(extras),
-                     len(js) - len(extras), prf.precision, prf.recall, prf.f1])
+        rows.append(
+            [
+                *_tag_models(factors, tuple(fvals), js),
+                judge,
+                version,
+                _demo_label(js),
+                len(extras),
+                len(js) - len(extras),
+                prf.precision,
+                prf.recall,
+                prf.f1,
+            ]
+        )
     notes = ["micro-averaged over instances (CUPID §2.3): Fully 1, Partially 0.5, Not covered 0"]
     if not rows:
         notes.insert(0, "no preference-matching judgments (judge `matching:<model>` on cupid-infer runs)")
-    return ReportTable(f"preference matching by {' × '.join(factors) or 'all'}",
-                       [*factors, "judge", "prompt_version", "demo", "n", "failed", "precision", "recall", "f1"],
-                       rows, "f1", (0.0, 1.0), notes)
+    return ReportTable(
+        f"preference matching by {' × '.join(factors) or 'all'}",
+        [*factors, "judge", "prompt_version", "demo", "n", "failed", "precision", "recall", "f1"],
+        rows,
+        "f1",
+        (0.0, 1.0),
+        notes,
+    )
 
 
 def pass_table(db: Database, by: Iterable[str] = ("model",), f: RunFilter | None = None) -> ReportTable:
@@ -239,27 +304,48 @@ def pass_table(db: Database, by: Iterable[str] = ("model",), f: RunFilter | None
         if source != "llm":
             continue
         s = pass_summary(js)
-        rows.append([*_tag_models(factors, tuple(fvals), js), judge, version, _demo_label(js), s["n"],
-                     s["undecided"], s["pass_rate"], s["order_disagreement"]])
+        rows.append(
+            [
+                *_tag_models(factors, tuple(fvals), js),
+                judge,
+                version,
+                _demo_label(js),
+                s["n"],
+                s["undecided"],
+                s["pass_rate"],
+                s["order_disagreement"],
+            ]
+        )
     notes = ["chance pass rate is 0.5**4 = 6.25%; undecided = an order could not be parsed"]
     if not rows:
         notes.insert(0, "no pairwise pass judgments in the selected runs")
-    return ReportTable(f"InterPref pass rate by {' × '.join(factors) or 'all'}",
-                       [*factors, "judge", "prompt_version", "demo", "n", "undecided", "pass_rate",
-                        "order_disagreement"], rows, "pass_rate", (0.0, 1.0), notes)
+    return ReportTable(
+        f"InterPref pass rate by {' × '.join(factors) or 'all'}",
+        [*factors, "judge", "prompt_version", "demo", "n", "undecided", "pass_rate", "order_disagreement"],
+        rows,
+        "pass_rate",
+        (0.0, 1.0),
+        notes,
+    )
 
 
 def bradley_terry_table(db: Database, f: RunFilter | None = None) -> ReportTable:
     """Win rate and Bradley–Terry coefficient per model from pairwise ``win`` judgments (LLM only)."""
-    from core.judges.pairwise import win_rates
-
     import numpy as np
+
+    from core.judges.pairwise import win_rates
 
     items = load_judgments(db, "pairwise", "win", [], f, with_extra=True)
     items = [j for j in items if j.parse_ok and j.score is not None and "model_a" in j.extra]
     if not items:
-        return ReportTable("Bradley–Terry", ["model", "comparisons", "mean_win_rate", "bt"], [], "bt", None,
-                           ["no pairwise win judgments in the selected runs"])
+        return ReportTable(
+            "Bradley–Terry",
+            ["model", "comparisons", "mean_win_rate", "bt"],
+            [],
+            "bt",
+            None,
+            ["no pairwise win judgments in the selected runs"],
+        )
     names, matrix, bt = win_rates(items)
     rows = []
     for i, name in enumerate(names):
@@ -269,5 +355,11 @@ def bradley_terry_table(db: Database, f: RunFilter | None = None) -> ReportTable
         tag = f"{name} [demo]" if name.startswith("demo:") else name
         rows.append([tag, n, float(met.mean()) if len(met) else None, float(bt[i])])
     rows.sort(key=lambda r: -r[3])
-    return ReportTable("Bradley–Terry coefficients (InterPref App. C)", ["model", "comparisons", "mean_win_rate", "bt"],
-                       rows, "bt", None, ["coefficients are centred on mean 0; W[i,j] = mean score of i against j"])
+    return ReportTable(
+        "Bradley–Terry coefficients (InterPref App. C)",
+        ["model", "comparisons", "mean_win_rate", "bt"],
+        rows,
+        "bt",
+        None,
+        ["coefficients are centred on mean 0; W[i,j] = mean score of i against j"],
+    )

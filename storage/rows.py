@@ -21,15 +21,44 @@ from core.model import Attribute, LifeEvent, Preference, Query, Session, Turn, U
 
 STORED_FIELDS: dict[type, frozenset[str]] = {
     User: frozenset({"id", "name", "demographics", "persona", "extended_persona", "life_events", "source", "meta"}),
-    Session: frozenset({"id", "date", "kind", "expression_type", "preference_ids", "title", "context_factor",
-                        "contextual_preference", "turns", "meta"}),
+    Session: frozenset(
+        {
+            "id",
+            "date",
+            "kind",
+            "expression_type",
+            "preference_ids",
+            "title",
+            "context_factor",
+            "contextual_preference",
+            "turns",
+            "meta",
+        }
+    ),
     Turn: frozenset({"role", "content", "source_id"}),
     LifeEvent: frozenset({"date", "event"}),
-    Preference: frozenset({"id", "text", "topic", "type", "origin", "derived_from", "infer_reason", "formed",
-                           "evidence"}),
-    Query: frozenset({"id", "kind", "text", "preference_id", "group", "options", "answer", "explanation",
-                      "evidence_sessions", "evidence_turns", "gold_preference", "checklist", "context_factor",
-                      "instance_type", "meta"}),
+    Preference: frozenset(
+        {"id", "text", "topic", "type", "origin", "derived_from", "infer_reason", "formed", "evidence"}
+    ),
+    Query: frozenset(
+        {
+            "id",
+            "kind",
+            "text",
+            "preference_id",
+            "group",
+            "options",
+            "answer",
+            "explanation",
+            "evidence_sessions",
+            "evidence_turns",
+            "gold_preference",
+            "checklist",
+            "context_factor",
+            "instance_type",
+            "meta",
+        }
+    ),
     Attribute: frozenset({"id", "text", "reasoning", "confidence", "evidence_turns", "source"}),
 }
 
@@ -57,10 +86,16 @@ def _event_in(d: dict) -> LifeEvent:
 # -- users -------------------------------------------------------------------------------
 def user_row(u: User, *, format: str, imported_at: str) -> dict:
     return {
-        "id": u.id, "name": u.name, "source": u.source, "persona": u.persona,
-        "extended_persona": u.extended_persona, "demographics": dumps(u.demographics),
-        "life_events": dumps([_event_out(e) for e in u.life_events]), "meta": dumps(u.meta),
-        "format": format, "imported_at": imported_at,
+        "id": u.id,
+        "name": u.name,
+        "source": u.source,
+        "persona": u.persona,
+        "extended_persona": u.extended_persona,
+        "demographics": dumps(u.demographics),
+        "life_events": dumps([_event_out(e) for e in u.life_events]),
+        "meta": dumps(u.meta),
+        "format": format,
+        "imported_at": imported_at,
     }
 
 
@@ -70,18 +105,34 @@ USER_COLUMNS = "id, name, source, persona, extended_persona, demographics, life_
 def user_from(row: tuple) -> User:
     id_, name, source, persona, extended, demographics, life_events, meta = row
     return User.model_construct(
-        id=id_, name=name, demographics=json.loads(demographics), persona=persona, extended_persona=extended,
-        life_events=[_event_in(e) for e in json.loads(life_events)], source=source, meta=json.loads(meta),
+        id=id_,
+        name=name,
+        demographics=json.loads(demographics),
+        persona=persona,
+        extended_persona=extended,
+        life_events=[_event_in(e) for e in json.loads(life_events)],
+        source=source,
+        meta=json.loads(meta),
     )
 
 
 # -- sessions and turns --------------------------------------------------------------------
 def session_row(s: Session, *, position: int, user_id: str | None = None, pool_id: str | None = None) -> dict:
     return {
-        "user_id": user_id, "pool_id": pool_id, "id": s.id, "position": position, "date": _date(s.date),
-        "kind": s.kind, "expression_type": s.expression_type, "preference_ids": dumps(s.preference_ids),
-        "title": s.title, "context_factor": s.context_factor, "contextual_preference": s.contextual_preference,
-        "meta": dumps(s.meta), "n_turns": len(s.turns), "chars": sum(len(t.content) for t in s.turns),
+        "user_id": user_id,
+        "pool_id": pool_id,
+        "id": s.id,
+        "position": position,
+        "date": _date(s.date),
+        "kind": s.kind,
+        "expression_type": s.expression_type,
+        "preference_ids": dumps(s.preference_ids),
+        "title": s.title,
+        "context_factor": s.context_factor,
+        "contextual_preference": s.contextual_preference,
+        "meta": dumps(s.meta),
+        "n_turns": len(s.turns),
+        "chars": sum(len(t.content) for t in s.turns),
     }
 
 
@@ -92,8 +143,9 @@ def turn_rows(s: Session, session_pk: int) -> list[dict]:
     ]
 
 
-SESSION_COLUMNS = ("id, date, kind, expression_type, preference_ids, title, context_factor, contextual_preference, "
-                   "meta, n_turns")
+SESSION_COLUMNS = (
+    "id, date, kind, expression_type, preference_ids, title, context_factor, contextual_preference, meta, n_turns"
+)
 #: Turns are selected in history order (session position, then index) and cut by ``n_turns``.
 TURN_COLUMNS = "role, content, source_id"
 
@@ -160,12 +212,23 @@ def sessions_from(session_rows: list[tuple], turn_rows_: list[tuple]) -> list[Se
     offset = 0
     for id_, date, kind, expr, pref_ids, title, factor, contextual, meta, n_turns in session_rows:
         end = offset + n_turns
-        out.append(assemble(Session, {
-            "id": id_, "date": fromiso(date) if date is not None else None, "kind": kind, "expression_type": expr,
-            "preference_ids": [] if pref_ids == _EMPTY_LIST else loads(pref_ids), "title": title,
-            "context_factor": factor, "contextual_preference": contextual, "turns": turns[offset:end],
-            "meta": {} if meta == _EMPTY_DICT else loads(meta),
-        }))
+        out.append(
+            assemble(
+                Session,
+                {
+                    "id": id_,
+                    "date": fromiso(date) if date is not None else None,
+                    "kind": kind,
+                    "expression_type": expr,
+                    "preference_ids": [] if pref_ids == _EMPTY_LIST else loads(pref_ids),
+                    "title": title,
+                    "context_factor": factor,
+                    "contextual_preference": contextual,
+                    "turns": turns[offset:end],
+                    "meta": {} if meta == _EMPTY_DICT else loads(meta),
+                },
+            )
+        )
         offset = end
     if offset != len(turns):
         raise CorruptHistory(f"sessions list {offset} turns but {len(turns)} turn rows were found")
@@ -175,8 +238,15 @@ def sessions_from(session_rows: list[tuple], turn_rows_: list[tuple]) -> list[Se
 # -- preferences ---------------------------------------------------------------------------
 def preference_row(p: Preference, *, user_id: str, position: int) -> dict:
     return {
-        "user_id": user_id, "id": p.id, "position": position, "text": p.text, "topic": p.topic, "type": p.type,
-        "origin": p.origin, "derived_from": dumps(p.derived_from), "infer_reason": p.infer_reason,
+        "user_id": user_id,
+        "id": p.id,
+        "position": position,
+        "text": p.text,
+        "topic": p.topic,
+        "type": p.type,
+        "origin": p.origin,
+        "derived_from": dumps(p.derived_from),
+        "infer_reason": p.infer_reason,
         "formed": dumps(_event_out(p.formed)) if p.formed is not None else None,
         "evidence": dumps({str(k): v for k, v in p.evidence.items()}),
     }
@@ -188,8 +258,14 @@ PREFERENCE_COLUMNS = "id, text, topic, type, origin, derived_from, infer_reason,
 def preference_from(row: tuple) -> Preference:
     id_, text, topic, type_, origin, derived_from, infer_reason, formed, evidence = row
     return Preference.model_construct(
-        id=id_, text=text, topic=topic, type=type_, origin=origin, derived_from=json.loads(derived_from),
-        infer_reason=infer_reason, formed=_event_in(json.loads(formed)) if formed is not None else None,
+        id=id_,
+        text=text,
+        topic=topic,
+        type=type_,
+        origin=origin,
+        derived_from=json.loads(derived_from),
+        infer_reason=infer_reason,
+        formed=_event_in(json.loads(formed)) if formed is not None else None,
         evidence={int(k): v for k, v in json.loads(evidence).items()},
     )
 
@@ -197,27 +273,65 @@ def preference_from(row: tuple) -> Preference:
 # -- queries -------------------------------------------------------------------------------
 def query_row(q: Query, *, user_id: str, position: int) -> dict:
     return {
-        "user_id": user_id, "id": q.id, "position": position, "kind": q.kind, "text": q.text,
-        "preference_id": q.preference_id, "query_group": q.group, "options": dumps(q.options), "answer": q.answer,
-        "explanation": q.explanation, "evidence_sessions": dumps(q.evidence_sessions),
-        "evidence_turns": dumps(q.evidence_turns), "gold_preference": q.gold_preference,
-        "checklist": dumps(q.checklist), "context_factor": q.context_factor, "instance_type": q.instance_type,
+        "user_id": user_id,
+        "id": q.id,
+        "position": position,
+        "kind": q.kind,
+        "text": q.text,
+        "preference_id": q.preference_id,
+        "query_group": q.group,
+        "options": dumps(q.options),
+        "answer": q.answer,
+        "explanation": q.explanation,
+        "evidence_sessions": dumps(q.evidence_sessions),
+        "evidence_turns": dumps(q.evidence_turns),
+        "gold_preference": q.gold_preference,
+        "checklist": dumps(q.checklist),
+        "context_factor": q.context_factor,
+        "instance_type": q.instance_type,
         "meta": dumps(q.meta),
     }
 
 
-QUERY_COLUMNS = ("id, kind, text, preference_id, query_group, options, answer, explanation, evidence_sessions, "
-                 "evidence_turns, gold_preference, checklist, context_factor, instance_type, meta")
+QUERY_COLUMNS = (
+    "id, kind, text, preference_id, query_group, options, answer, explanation, evidence_sessions, "
+    "evidence_turns, gold_preference, checklist, context_factor, instance_type, meta"
+)
 
 
 def query_from(row: tuple) -> Query:
-    (id_, kind, text, preference_id, group, options, answer, explanation, evidence_sessions, evidence_turns,
-     gold_preference, checklist, context_factor, instance_type, meta) = row
+    (
+        id_,
+        kind,
+        text,
+        preference_id,
+        group,
+        options,
+        answer,
+        explanation,
+        evidence_sessions,
+        evidence_turns,
+        gold_preference,
+        checklist,
+        context_factor,
+        instance_type,
+        meta,
+    ) = row
     return Query.model_construct(
-        id=id_, kind=kind, text=text, preference_id=preference_id, group=group, options=json.loads(options),
-        answer=answer, explanation=explanation, evidence_sessions=json.loads(evidence_sessions),
-        evidence_turns=json.loads(evidence_turns), gold_preference=gold_preference,
-        checklist=json.loads(checklist), context_factor=context_factor, instance_type=instance_type,
+        id=id_,
+        kind=kind,
+        text=text,
+        preference_id=preference_id,
+        group=group,
+        options=json.loads(options),
+        answer=answer,
+        explanation=explanation,
+        evidence_sessions=json.loads(evidence_sessions),
+        evidence_turns=json.loads(evidence_turns),
+        gold_preference=gold_preference,
+        checklist=json.loads(checklist),
+        context_factor=context_factor,
+        instance_type=instance_type,
         meta=json.loads(meta),
     )
 
@@ -225,8 +339,14 @@ def query_from(row: tuple) -> Query:
 # -- attributes ----------------------------------------------------------------------------
 def attribute_row(a: Attribute, *, user_id: str, position: int) -> dict:
     return {
-        "user_id": user_id, "id": a.id, "position": position, "text": a.text, "reasoning": a.reasoning,
-        "confidence": a.confidence, "evidence_turns": dumps(a.evidence_turns), "source": a.source,
+        "user_id": user_id,
+        "id": a.id,
+        "position": position,
+        "text": a.text,
+        "reasoning": a.reasoning,
+        "confidence": a.confidence,
+        "evidence_turns": dumps(a.evidence_turns),
+        "source": a.source,
     }
 
 
@@ -236,6 +356,10 @@ ATTRIBUTE_COLUMNS = "id, text, reasoning, confidence, evidence_turns, source"
 def attribute_from(row: tuple) -> Attribute:
     id_, text, reasoning, confidence, evidence_turns, source = row
     return Attribute.model_construct(
-        id=id_, text=text, reasoning=reasoning, confidence=confidence,
-        evidence_turns=json.loads(evidence_turns), source=source,
+        id=id_,
+        text=text,
+        reasoning=reasoning,
+        confidence=confidence,
+        evidence_turns=json.loads(evidence_turns),
+        source=source,
     )

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from sqlite_utils import Database
 
 from core.plan import Message, PromptPlan, PromptStep
-from core.run import RunSpec
+from core.run.spec import RunSpec
 
 
 @dataclass(frozen=True)
@@ -90,7 +90,9 @@ def list_runs(db: Database, *, user_id: str | None = None, limit: int = 500) -> 
     where, args = ("WHERE user_id = ?", [user_id]) if user_id else ("", [])
     rows = db.execute(
         f"SELECT id, created_at, user_id, query_id, expression_type, context, method, spec, status, label "
-        f"FROM runs {where} ORDER BY created_at DESC, id DESC LIMIT ?", [*args, limit]).fetchall()
+        f"FROM runs {where} ORDER BY created_at DESC, id DESC LIMIT ?",
+        [*args, limit],
+    ).fetchall()
     out = []
     for r in rows:
         models = [m["id"] for m in json.loads(r[7])["models"]]
@@ -104,30 +106,72 @@ def load_run(db: Database, run_id: str) -> StoredRun:
         raise UnknownRun(run_id)
     steps = [
         PromptStep(name=s[0], purpose=s[1], tokens=s[2], messages=[Message(**m) for m in json.loads(s[3])])
-        for s in db.execute("SELECT step, purpose, tokens, messages FROM prompts WHERE run_id = ? ORDER BY step_index",
-                            [run_id])
+        for s in db.execute(
+            "SELECT step, purpose, tokens, messages FROM prompts WHERE run_id = ? ORDER BY step_index", [run_id]
+        )
     ]
     plan = PromptPlan.model_validate({**json.loads(row[4]), "steps": [s.model_dump() for s in steps]})
     run = StoredRun(row[0], row[1], row[2], RunSpec.model_validate_json(row[3]), plan)
     for r in db.execute(
         "SELECT id, slot, model, is_demo, step, is_final, text, status, error, ttft_ms, duration_ms, input_tokens, "
-        "output_tokens, cost_usd, cache_hit FROM responses WHERE run_id = ? ORDER BY slot, started_at", [run_id]):
-        run.responses.append(StoredResponse(r[0], r[1], r[2], bool(r[3]), r[4], bool(r[5]), r[6], r[7], r[8], r[9],
-                                            r[10], r[11], r[12], r[13], bool(r[14])))
+        "output_tokens, cost_usd, cache_hit FROM responses WHERE run_id = ? ORDER BY slot, started_at",
+        [run_id],
+    ):
+        run.responses.append(
+            StoredResponse(
+                r[0],
+                r[1],
+                r[2],
+                bool(r[3]),
+                r[4],
+                bool(r[5]),
+                r[6],
+                r[7],
+                r[8],
+                r[9],
+                r[10],
+                r[11],
+                r[12],
+                r[13],
+                bool(r[14]),
+            )
+        )
     run.judgments = select_judgments(db, "run_id = ?", [run_id])
     return run
 
 
-_JUDGMENT_COLUMNS = ("id, run_id, response_id, kind, dimension, score, scale_min, scale_max, rationale, raw, parse_ok, "
-                     "judge_model, prompt_version, temperature, heuristic, human, error, extra")
+_JUDGMENT_COLUMNS = (
+    "id, run_id, response_id, kind, dimension, score, scale_min, scale_max, rationale, raw, parse_ok, "
+    "judge_model, prompt_version, temperature, heuristic, human, error, extra"
+)
 
 
 def select_judgments(db: Database, where: str = "", args: list | None = None) -> list[StoredJudgment]:
     """Judgments matching a SQL condition, oldest first, as StoredJudgment."""
     sql = f"SELECT {_JUDGMENT_COLUMNS} FROM judgments" + (f" WHERE {where}" if where else "") + " ORDER BY id"
-    return [StoredJudgment(j[0], j[1], j[2], j[3], j[4], j[5], j[6], j[7], j[8], j[9], bool(j[10]), j[11], j[12],
-                           j[13], bool(j[14]), bool(j[15]), j[16], json.loads(j[17] or "{}"))
-            for j in db.execute(sql, args or [])]
+    return [
+        StoredJudgment(
+            j[0],
+            j[1],
+            j[2],
+            j[3],
+            j[4],
+            j[5],
+            j[6],
+            j[7],
+            j[8],
+            j[9],
+            bool(j[10]),
+            j[11],
+            j[12],
+            j[13],
+            bool(j[14]),
+            bool(j[15]),
+            j[16],
+            json.loads(j[17] or "{}"),
+        )
+        for j in db.execute(sql, args or [])
+    ]
 
 
 def _alive(pid: int | None) -> bool:
@@ -147,16 +191,22 @@ def _alive(pid: int | None) -> bool:
 def mark_interrupted(db: Database) -> list[str]:
     """Runs and responses left 'running' by a process that no longer exists (a crash, kill -9)
     become 'interrupted'; their partial text is kept. Returns the run ids touched."""
-    stale = [(rid, pid) for rid, pid in db.execute("SELECT id, pid FROM runs WHERE status = 'running'")
-             if not _alive(pid)]
-    resp = [(rid, pid) for rid, pid in db.execute("SELECT id, pid FROM responses WHERE status = 'running'")
-            if not _alive(pid)]
+    stale = [
+        (rid, pid) for rid, pid in db.execute("SELECT id, pid FROM runs WHERE status = 'running'") if not _alive(pid)
+    ]
+    resp = [
+        (rid, pid)
+        for rid, pid in db.execute("SELECT id, pid FROM responses WHERE status = 'running'")
+        if not _alive(pid)
+    ]
     if not stale and not resp:
         return []
     with db.conn:
         db.conn.executemany(
             "UPDATE responses SET status = 'interrupted', error = 'the process running it stopped (crash or kill); "
-            "partial text kept' WHERE id = ?", [(r,) for r, _ in resp])
+            "partial text kept' WHERE id = ?",
+            [(r,) for r, _ in resp],
+        )
         db.conn.executemany("UPDATE runs SET status = 'interrupted' WHERE id = ?", [(r,) for r, _ in stale])
     return [r for r, _ in stale]
 
@@ -176,6 +226,11 @@ class SqliteResponseCache:
 
         self.db.execute(
             "INSERT OR REPLACE INTO response_cache (request_hash, model, record, created_at) VALUES (?, ?, ?, ?)",
-            (request_hash, record.get("model", ""), json.dumps(record, ensure_ascii=False),
-             dt.datetime.now(dt.UTC).isoformat(timespec="seconds")))
+            (
+                request_hash,
+                record.get("model", ""),
+                json.dumps(record, ensure_ascii=False),
+                dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+            ),
+        )
         self.db.conn.commit()

@@ -16,8 +16,8 @@ from sqlite_utils import Database
 from core.formats.base import ImportResult
 from core.model import UserBundle
 from storage import rows
-from storage.db import transaction
 from storage.sessions import BATCH, insert_sessions, load_sessions
+from storage.transactions import transaction
 
 
 class UnknownUser(LookupError):
@@ -47,8 +47,17 @@ class ImportSummary:
     @property
     def rows(self) -> int:
         """Rows written (users, pools, sessions, turns, preferences, queries, attributes)."""
-        return (len(self.users_added) + len(self.users_replaced) + len(self.pools_added) + len(self.pools_replaced)
-                + self.sessions + self.turns + self.preferences + self.queries + self.attributes)
+        return (
+            len(self.users_added)
+            + len(self.users_replaced)
+            + len(self.pools_added)
+            + len(self.pools_replaced)
+            + self.sessions
+            + self.turns
+            + self.preferences
+            + self.queries
+            + self.attributes
+        )
 
 
 @dataclass(frozen=True)
@@ -62,7 +71,7 @@ class UserSummary:
     preferences: int
     queries: int
     attributes: int
-    #: Total characters of the user's turns; real token counts come from core.tokens when needed.
+    #: Total characters of the user's turns; real token counts come from core.history.tokens when needed.
     chars: int
 
 

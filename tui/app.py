@@ -24,8 +24,15 @@ class PrefscopeApp(App):
         Binding("ctrl+q", "quit", "Quit", id="quit", tooltip="Leave prefscope (runs are already saved)"),
     ]
 
-    def __init__(self, settings: Settings, workbench, *, models: list[str] | None = None,
-                 initial_user: str | None = None, remember_theme: bool = True):
+    def __init__(
+        self,
+        settings: Settings,
+        workbench,
+        *,
+        models: list[str] | None = None,
+        initial_user: str | None = None,
+        remember_theme: bool = True,
+    ):
         super().__init__()
         self.initial_user = initial_user
         self.settings = settings
@@ -46,8 +53,15 @@ class PrefscopeApp(App):
         if self.settings.keymap:
             self.set_keymap(self.settings.keymap)
         judges = self.judge_names()
-        self.push_screen(MainScreen(self.workbench, methods=self.methods(), models=self._initial_models,
-                                    judges=judges, default_judge=self.default_judge(judges)))
+        self.push_screen(
+            MainScreen(
+                self.workbench,
+                methods=self.methods(),
+                models=self._initial_models,
+                judges=judges,
+                default_judge=self.default_judge(judges),
+            )
+        )
         for note in self.startup_notes:
             self.notify(note, timeout=6)
 
@@ -127,8 +141,13 @@ class PrefscopeApp(App):
             self.workbench.close()
 
 
-def make_app(settings: Settings, workbench, *, models: list[str] | None = None,
-             initial_user: str | None = None, remember_theme: bool = True) -> PrefscopeApp:
+def make_app(
+    settings: Settings,
+    workbench,
+    *,
+    models: list[str] | None = None,
+    initial_user: str | None = None,
+    remember_theme: bool = True,
+) -> PrefscopeApp:
     """Build the app around injected settings and services (tests inject their own)."""
-    return PrefscopeApp(settings, workbench, models=models, initial_user=initial_user,
-                        remember_theme=remember_theme)
+    return PrefscopeApp(settings, workbench, models=models, initial_user=initial_user, remember_theme=remember_theme)

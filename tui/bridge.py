@@ -15,9 +15,8 @@ from collections.abc import Callable
 
 from textual.message_pump import MessagePump
 
-from core.run import RunEvent, TokensArrived
+from core.run.spec import RunEvent, TokensArrived
 from tui.messages import EngineEvent, TokensPending
-
 
 FRAME_S = 0.04
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 from textual.message import Message
 
 
-
 class RunRequested(Message):
     """The operator asked for a run with the run bar's current choices."""
 

@@ -11,11 +11,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from core.engine import Engine, EngineOptions
 from core.model import FillerPool, UserBundle
 from core.plan import PromptPlan
 from core.providers.base import ModelSpec
-from core.run import RunEvent, RunSpec
+from core.run.engine import Engine, EngineOptions
+from core.run.spec import RunEvent, RunSpec
 from core.settings import Settings
 
 SAMPLE_DATA = Path(__file__).resolve().parent.parent / "sample_data"
@@ -31,8 +31,10 @@ class Estimate:
 
     def text(self) -> str:
         n = len(self.models)
-        parts = [f"{self.prompt_tokens:,} prompt tokens × {n} model{'s' if n != 1 else ''} = "
-                 f"{self.prompt_tokens * n:,} tokens in"]
+        parts = [
+            f"{self.prompt_tokens:,} prompt tokens × {n} model{'s' if n != 1 else ''} = "
+            f"{self.prompt_tokens * n:,} tokens in"
+        ]
         priced = [c for _, demo, c in self.models if not demo and c is not None]
         unknown = [m for m, demo, c in self.models if not demo and c is None]
         demos = sum(1 for _, demo, _ in self.models if demo)
@@ -46,8 +48,13 @@ class Estimate:
 
 
 class Workbench:
-    def __init__(self, settings: Settings, db_path: Path | None = None, *,
-                 provider_for: Callable[[ModelSpec], object] | None = None):
+    def __init__(
+        self,
+        settings: Settings,
+        db_path: Path | None = None,
+        *,
+        provider_for: Callable[[ModelSpec], object] | None = None,
+    ):
         """``provider_for`` replaces the provider registry (tests inject scripted providers)."""
         from storage.db import open_db
 
@@ -105,7 +112,7 @@ class Workbench:
         """Build the context and the method's prompt plan. It may load the embedding model, so
         views call it from a worker thread: it opens its own connection and takes the user and
         pools already loaded on the calling thread (a connection belongs to its thread)."""
-        from core.prepare import prepare_plan
+        from core.run.prepare import prepare_plan
         from storage.db import open_db
         from storage.embeddings import SqliteEmbeddingCache
         from storage.summaries import SqliteSummaryCache
@@ -113,8 +120,15 @@ class Workbench:
         windows = {m.id: self.provider(m).context_window(m) for m in spec.models}
         db = open_db(self.db_path)
         try:
-            return prepare_plan(spec, bundle, pools, self.settings, embedding_cache=SqliteEmbeddingCache(db),
-                                summary_cache=SqliteSummaryCache(db), windows=windows)
+            return prepare_plan(
+                spec,
+                bundle,
+                pools,
+                self.settings,
+                embedding_cache=SqliteEmbeddingCache(db),
+                summary_cache=SqliteSummaryCache(db),
+                windows=windows,
+            )
         finally:
             db.close()
 
@@ -178,13 +192,23 @@ class Workbench:
             self._recorder.flush()
 
     # -- operator annotations ------------------------------------------------------------
-    def save_human_judgment(self, run_id: str, response_id: str | None, *, kind: str, dimension: str,
-                            score: float, scale: tuple[float, float] | None, extra: dict | None = None):
+    def save_human_judgment(
+        self,
+        run_id: str,
+        response_id: str | None,
+        *,
+        kind: str,
+        dimension: str,
+        score: float,
+        scale: tuple[float, float] | None,
+        extra: dict | None = None,
+    ):
         from storage.analyses import save_human_judgment
 
         self.flush()
-        save_human_judgment(self.db, run_id, response_id, kind=kind, dimension=dimension, score=score,
-                            scale=scale, extra=extra)
+        save_human_judgment(
+            self.db, run_id, response_id, kind=kind, dimension=dimension, score=score, scale=scale, extra=extra
+        )
 
     def judgments(self, run_id: str):
         from storage.analyses import load_judgments
@@ -206,8 +230,9 @@ class Workbench:
 
         return load_relevance(self.db, run_id)
 
-    def save_human_relevance(self, run_id: str, query_id: str, target_kind: str, target_id: str,
-                             relevant: bool) -> None:
+    def save_human_relevance(
+        self, run_id: str, query_id: str, target_kind: str, target_id: str, relevant: bool
+    ) -> None:
         from storage.analyses import save_human_relevance
 
         self.flush()
@@ -219,7 +244,7 @@ class Workbench:
         store them (earlier machine decisions replaced, human labels kept). Returns how many.
         Embeddings may load a model, so views call this from a worker thread: it opens its own
         connection."""
-        from core.judges import relevance as rel
+        from core.analysis import relevance as rel
         from storage.analyses import latest_extraction, save_relevance
         from storage.db import open_db
 
@@ -229,19 +254,27 @@ class Workbench:
             query = bundle.query(run.spec.query_id)
             stored = latest_extraction(db, bundle.user.id)
             attrs = [x.attribute for x in stored.extraction.attributes] if stored else list(bundle.attributes)
-            targets = (rel.attribute_targets(bundle, query, run.spec.expression_type, attrs)
-                       + rel.turn_targets(run.plan.retrieved))
+            targets = rel.attribute_targets(bundle, query, run.spec.expression_type, attrs) + rel.turn_targets(
+                run.plan.retrieved
+            )
             if not targets:
                 return 0
             decisions = rel.gold_decisions(targets) + rel.bm25_decisions(query.text, targets)
             if embeddings:
-                from core.retrieval import Embedder
+                from core.history.retrieval import Embedder
                 from storage.embeddings import SqliteEmbeddingCache
 
                 embed = Embedder(self.settings.embedding_model, SqliteEmbeddingCache(db)).embed
                 decisions += rel.embedding_decisions(query.text, targets, embed)
-            return save_relevance(db, run.id, query.id, decisions, texts={(t.kind, t.id): t.text for t in targets},
-                                  extraction_id=stored.id if stored else None, replace=True)
+            return save_relevance(
+                db,
+                run.id,
+                query.id,
+                decisions,
+                texts={(t.kind, t.id): t.text for t in targets},
+                extraction_id=stored.id if stored else None,
+                replace=True,
+            )
         finally:
             db.close()
 

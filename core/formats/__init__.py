@@ -34,8 +34,9 @@ def detect_format(path: Path) -> str:
     raise FormatError(path.name, f"cannot tell the format; pass --format ({', '.join(FORMAT_ORDER)})")
 
 
-def load_path(path: str | Path, format: str | None = None, max_bytes: int = DEFAULT_MAX_BYTES,
-              **options) -> ImportResult:
+def load_path(
+    path: str | Path, format: str | None = None, max_bytes: int = DEFAULT_MAX_BYTES, **options
+) -> ImportResult:
     """Read a file or folder into the model. Raises FormatError; never writes anything.
 
     ``options`` go to the format's loader (e.g. ``user_speaker="b"`` for LoCoMo); an option the

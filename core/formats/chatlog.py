@@ -31,8 +31,16 @@ from core.formats.reading import DEFAULT_MAX_BYTES, expect_type
 from core.model import UserBundle
 
 NAME = "chatlog"
-ROLES = {"user": "user", "human": "user", "assistant": "assistant", "gpt": "assistant", "chatgpt": "assistant",
-         "bard": "assistant", "bing": "assistant", "model": "assistant"}
+ROLES = {
+    "user": "user",
+    "human": "user",
+    "assistant": "assistant",
+    "gpt": "assistant",
+    "chatgpt": "assistant",
+    "bard": "assistant",
+    "bing": "assistant",
+    "model": "assistant",
+}
 DROPPED_ROLES = {"system", "developer", "tool", "function", "function_call", "observation", "ipython"}
 _LISTS = ("messages", "conversations", "conversation")
 
@@ -67,23 +75,28 @@ def load(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> ImportResult:
         if session is None:
             continue
         if session["id"] in seen:
-            raise FormatError(source, f"duplicate conversation id {session['id']!r}, also {seen[session['id']]}",
-                              record=label, path="id")
+            raise FormatError(
+                source,
+                f"duplicate conversation id {session['id']!r}, also {seen[session['id']]}",
+                record=label,
+                path="id",
+            )
         seen[session["id"]] = label or "the first record"
         sessions.append(session)
     if not sessions:
         raise FormatError(source, "holds no conversation with user or assistant messages")
     result = ImportResult(format=NAME)
-    raw = {"user": {"id": f"chat-{stem}", "name": stem, "source": NAME, "meta": {"file": source}},
-           "sessions": sessions}
+    raw = {"user": {"id": f"chat-{stem}", "name": stem, "source": NAME, "meta": {"file": source}}, "sessions": sessions}
     try:
         result.bundles.append(UserBundle.model_validate(raw))
     except ValidationError as exc:  # a backstop: the shape checks should leave nothing to refuse
         raise from_validation(source, exc) from exc
-    for key, text in (("system", "system/developer message(s) dropped"),
-                      ("tool", "tool/function message(s) or tool calls without text dropped"),
-                      ("parts", "non-text content part(s) (images, audio, files) dropped"),
-                      ("empty", "conversation(s) without user or assistant text skipped")):
+    for key, text in (
+        ("system", "system/developer message(s) dropped"),
+        ("tool", "tool/function message(s) or tool calls without text dropped"),
+        ("parts", "non-text content part(s) (images, audio, files) dropped"),
+        ("empty", "conversation(s) without user or assistant text skipped"),
+    ):
         if counts[key]:
             result.notes.append(f"{source}: {counts[key]} {text}")
     return result
@@ -102,8 +115,9 @@ def _session(source: str, record: str | None, rec: object, default_id: str, coun
         assert isinstance(rec, dict)
         key = next((k for k in _LISTS if k in rec), None)
         if key is None:
-            raise FormatError(source, "expected a 'messages', 'conversations' or 'conversation' list, found none",
-                              record=record)
+            raise FormatError(
+                source, "expected a 'messages', 'conversations' or 'conversation' list, found none", record=record
+            )
         messages = shapes.get(source, rec, key, list, "", record)
         where = key
         own = rec.get("id", rec.get("conversation_id"))
@@ -158,10 +172,12 @@ def _content(source: str, record: str | None, where: str, content: object, count
             else:
                 counts["parts"] += 1
         return "\n\n".join(texts)
-    raise FormatError(source, f"expected a string or a list of content parts, got {_kind(content)}",
-                      record=record, path=where)
+    raise FormatError(
+        source, f"expected a string or a list of content parts, got {_kind(content)}", record=record, path=where
+    )
 
 
 def _kind(value: object) -> str:
     return {type(None): "null", bool: "true/false", int: "a number", float: "a number", dict: "an object"}.get(
-        type(value), type(value).__name__)
+        type(value), type(value).__name__
+    )

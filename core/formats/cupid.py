@@ -34,9 +34,20 @@ from core.model import Preference, Query, Session, Turn, UserBundle
 
 NAME = "cupid"
 INSTANCE_TYPES = ("consistent", "contrastive", "changing")
-INSTANCE_KEYS = frozenset({"id", "instance_id", "persona_id", "persona", "instance_type", "current_request",
-                           "current_context_factor", "current_contextual_preference", "current_checklist",
-                           "prior_interactions"})
+INSTANCE_KEYS = frozenset(
+    {
+        "id",
+        "instance_id",
+        "persona_id",
+        "persona",
+        "instance_type",
+        "current_request",
+        "current_context_factor",
+        "current_contextual_preference",
+        "current_checklist",
+        "prior_interactions",
+    }
+)
 INTERACTION_KEYS = frozenset({"context_factor", "contextual_preference", "dialogue"})
 _SUFFIXES = (".json", ".jsonl")
 
@@ -73,8 +84,10 @@ def load(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> ImportResult:
             unmatched += not bundle.queries[0].evidence_sessions
             result.bundles.append(bundle)
     if unmatched:
-        result.notes.append(f"{unmatched} instance(s) have no prior session with the current context factor and "
-                            "preference, so their query has no gold evidence session")
+        result.notes.append(
+            f"{unmatched} instance(s) have no prior session with the current context factor and "
+            "preference, so their query has no gold evidence session"
+        )
     return result
 
 
@@ -110,8 +123,12 @@ def _bundle(source: str, label: str, rec: object, seen: dict[str, str]) -> UserB
     persona = shapes.text(source, rec, "persona", "", record, required=False) or ""
     kind = shapes.text(source, rec, "instance_type", "", record)
     if kind.strip().lower() not in INSTANCE_TYPES:  # type: ignore[union-attr]
-        raise FormatError(source, f"expected 'consistent', 'contrastive' or 'changing', got {kind!r}",
-                          record=record, path="instance_type")
+        raise FormatError(
+            source,
+            f"expected 'consistent', 'contrastive' or 'changing', got {kind!r}",
+            record=record,
+            path="instance_type",
+        )
     kind = kind.strip().lower()  # type: ignore[union-attr]
     request = shapes.text(source, rec, "current_request", "", record, non_empty=True)
     factor = shapes.text(source, rec, "current_context_factor", "", record)
@@ -126,8 +143,12 @@ def _bundle(source: str, label: str, rec: object, seen: dict[str, str]) -> UserB
     where_seen = f"{source}: {label}" if label else source
     if uid in seen:
         hint = "" if own_id else " (give each instance an 'id' to keep both)"
-        raise FormatError(source, f"duplicate instance {uid!r}, also at {seen[uid]}{hint}", record=record,
-                          path="id" if own_id else "persona_id")
+        raise FormatError(
+            source,
+            f"duplicate instance {uid!r}, also at {seen[uid]}{hint}",
+            record=record,
+            path="id" if own_id else "persona_id",
+        )
     seen[uid] = where_seen
 
     pid = f"{uid}-current"
@@ -139,14 +160,32 @@ def _bundle(source: str, label: str, rec: object, seen: dict[str, str]) -> UserB
             evidence.append(session.id)
         sessions.append(session)
     raw = {
-        "user": {"id": uid, "name": f"CUPID {persona_id} ({kind})", "source": NAME,
-                 "persona": persona,
-                 "meta": {"persona_id": persona_id, "instance_type": kind,
-                          **({"extra": shapes.extras(rec, INSTANCE_KEYS)} if shapes.extras(rec, INSTANCE_KEYS) else {})}},
+        "user": {
+            "id": uid,
+            "name": f"CUPID {persona_id} ({kind})",
+            "source": NAME,
+            "persona": persona,
+            "meta": {
+                "persona_id": persona_id,
+                "instance_type": kind,
+                **({"extra": shapes.extras(rec, INSTANCE_KEYS)} if shapes.extras(rec, INSTANCE_KEYS) else {}),
+            },
+        },
         "sessions": sessions,
         "preferences": [Preference(id=pid, text=preference, evidence={0: evidence} if evidence else {})],
-        "queries": [Query(id=f"{uid}-q", kind="open", text=request, preference_id=pid, gold_preference=preference,
-                          checklist=checklist, context_factor=factor, instance_type=kind, evidence_sessions=evidence)],
+        "queries": [
+            Query(
+                id=f"{uid}-q",
+                kind="open",
+                text=request,
+                preference_id=pid,
+                gold_preference=preference,
+                checklist=checklist,
+                context_factor=factor,
+                instance_type=kind,
+                evidence_sessions=evidence,
+            )
+        ],
     }
     return UserBundle.model_validate(raw)
 
@@ -158,8 +197,9 @@ def _session(source: str, record: str | None, where: str, sid: str, inter: objec
     pref = shapes.text(source, inter, "contextual_preference", where, record, required=False)
     dialogue = shapes.get(source, inter, "dialogue", list, where, record)
     if not dialogue:
-        raise FormatError(source, "expected at least one message, got an empty array", record=record,
-                          path=f"{where}.dialogue")
+        raise FormatError(
+            source, "expected at least one message, got an empty array", record=record, path=f"{where}.dialogue"
+        )
     turns = []
     for t, msg in enumerate(dialogue):  # type: ignore[arg-type]
         at = f"{where}.dialogue[{t}]"
@@ -168,5 +208,12 @@ def _session(source: str, record: str | None, where: str, sid: str, inter: objec
         # Only role and content are read; other message keys (scores, ids) are not part of a Turn.
         raw = {k: msg[k] for k in ("role", "content") if k in msg}
         turns.append(shapes.build(Turn, raw, source, record, at))
-    return Session(id=sid, kind="task", context_factor=factor, contextual_preference=pref, title=factor or "",
-                   turns=turns, meta=shapes.extras(inter, INTERACTION_KEYS))
+    return Session(
+        id=sid,
+        kind="task",
+        context_factor=factor,
+        contextual_preference=pref,
+        title=factor or "",
+        turns=turns,
+        meta=shapes.extras(inter, INTERACTION_KEYS),
+    )

@@ -46,9 +46,26 @@ ADVERSARIAL_CATEGORY = 5
 UNANSWERABLE = "Not mentioned in the conversation"
 _SESSION_KEY = re.compile(r"^session_(\d+)$")
 _DATE = re.compile(r"(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})")
-_MONTHS = {m: i for i, m in enumerate(
-    ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-     "november", "december"], start=1)}
+_MONTHS = {
+    m: i
+    for i, m in enumerate(
+        [
+            "january",
+            "february",
+            "march",
+            "april",
+            "may",
+            "june",
+            "july",
+            "august",
+            "september",
+            "october",
+            "november",
+            "december",
+        ],
+        start=1,
+    )
+}
 _TURN_KEYS = frozenset({"speaker", "dia_id", "text", "img_url", "blip_caption"})
 
 
@@ -98,8 +115,12 @@ def load(path: Path, max_bytes: int = DEFAULT_MAX_BYTES, *, user_speaker: str = 
         except ValidationError as exc:  # a backstop: the shape checks should leave nothing to refuse
             raise from_validation(path.name, exc, record=record) from exc
         if bundle.user.id in seen:
-            raise FormatError(path.name, f"duplicate sample id {bundle.user.meta['sample_id']!r}, also record "
-                              f"{seen[bundle.user.id]}", record=record, path="sample_id")
+            raise FormatError(
+                path.name,
+                f"duplicate sample id {bundle.user.meta['sample_id']!r}, also record {seen[bundle.user.id]}",
+                record=record,
+                path="sample_id",
+            )
         seen[bundle.user.id] = i
         result.bundles.append(bundle)
     return result
@@ -126,11 +147,20 @@ class _Sample:
     def bundle(self) -> UserBundle:
         sessions = self._sessions()
         if not sessions:
-            raise FormatError(self.source, "expected at least one session_<N> list, found none",
-                              record=self.record, path="conversation")
+            raise FormatError(
+                self.source,
+                "expected at least one session_<N> list, found none",
+                record=self.record,
+                path="conversation",
+            )
         raw = {
-            "user": {"id": self.uid, "name": self.user, "source": NAME, "life_events": self._life_events(),
-                     "meta": {"sample_id": self.sample_id, "other_speaker": self.other}},
+            "user": {
+                "id": self.uid,
+                "name": self.user,
+                "source": NAME,
+                "life_events": self._life_events(),
+                "meta": {"sample_id": self.sample_id, "other_speaker": self.other},
+            },
             "sessions": sessions,
             "queries": self._queries(),
             "attributes": self._attributes(),
@@ -149,8 +179,7 @@ class _Sample:
             if not turns_raw:
                 continue  # an empty session has nothing to import (and a Session needs a turn)
             sid = f"{self.uid}-s{n:02d}"
-            when = shapes.text(self.source, self.conv, f"{key}_date_time", "conversation", self.record,
-                               required=False)
+            when = shapes.text(self.source, self.conv, f"{key}_date_time", "conversation", self.record, required=False)
             date = parse_date(when) if when else None
             undated += date is None
             meta: dict = {"session_number": n}
@@ -163,8 +192,9 @@ class _Sample:
             turns, images = self._turns(key, sid, turns_raw)  # type: ignore[arg-type]
             if images:
                 meta["images"] = images
-            out.append({"id": sid, "date": date, "kind": "life_event", "title": f"Session {n}",
-                        "turns": turns, "meta": meta})
+            out.append(
+                {"id": sid, "date": date, "kind": "life_event", "title": f"Session {n}", "turns": turns, "meta": meta}
+            )
         if undated:
             self.notes.append(f"{self._where()}: {undated} session(s) without a readable date_time were left undated")
         return out
@@ -178,11 +208,16 @@ class _Sample:
             dia_id = shapes.text(self.source, item, "dia_id", where, self.record, non_empty=True)
             content = shapes.text(self.source, item, "text", where, self.record)
             if speaker not in (self.user, self.other):
-                raise FormatError(self.source, f"expected {self.user!r} or {self.other!r}, got {speaker!r}",
-                                  record=self.record, path=f"{where}.speaker")
+                raise FormatError(
+                    self.source,
+                    f"expected {self.user!r} or {self.other!r}, got {speaker!r}",
+                    record=self.record,
+                    path=f"{where}.speaker",
+                )
             if dia_id in self.refs:
-                raise FormatError(self.source, f"duplicate dia_id {dia_id!r}", record=self.record,
-                                  path=f"{where}.dia_id")
+                raise FormatError(
+                    self.source, f"duplicate dia_id {dia_id!r}", record=self.record, path=f"{where}.dia_id"
+                )
             caption = item.get("blip_caption")
             if isinstance(caption, str) and caption.strip():
                 content = f"{content}\n[shares an image: {caption.strip()}]"
@@ -190,8 +225,9 @@ class _Sample:
             if extra:
                 images[dia_id] = extra
             self.refs[dia_id] = turn_ref(sid, len(turns))  # type: ignore[arg-type]
-            turns.append({"role": "user" if speaker == self.user else "assistant", "content": content,
-                          "source_id": dia_id})
+            turns.append(
+                {"role": "user" if speaker == self.user else "assistant", "content": content, "source_id": dia_id}
+            )
         return turns, images
 
     # -- gold -----------------------------------------------------------------------------------
@@ -224,16 +260,29 @@ class _Sample:
             if answer is None and category == ADVERSARIAL_CATEGORY:
                 answer = UNANSWERABLE
             if isinstance(answer, (dict, list)):
-                raise FormatError(self.source, f"expected a string or a number, got {type(answer).__name__}",
-                                  record=self.record, path=f"{where}.answer")
+                raise FormatError(
+                    self.source,
+                    f"expected a string or a number, got {type(answer).__name__}",
+                    record=self.record,
+                    path=f"{where}.answer",
+                )
             ids = shapes.get(self.source, item, "evidence", (list, str), where, self.record, required=False)
             evidence = self._resolve(ids, where, dropped)
-            out.append({"id": f"{self.uid}-qa{k:03d}", "kind": "open", "text": question,
-                        "answer": None if answer is None else str(answer), "evidence_turns": evidence,
-                        "meta": meta})
+            out.append(
+                {
+                    "id": f"{self.uid}-qa{k:03d}",
+                    "kind": "open",
+                    "text": question,
+                    "answer": None if answer is None else str(answer),
+                    "evidence_turns": evidence,
+                    "meta": meta,
+                }
+            )
         if dropped:
-            self.notes.append(f"{self._where()}: dropped {len(dropped)} QA evidence id(s) that match no turn "
-                              f"({', '.join(dropped[:5])}{' …' if len(dropped) > 5 else ''})")
+            self.notes.append(
+                f"{self._where()}: dropped {len(dropped)} QA evidence id(s) that match no turn "
+                f"({', '.join(dropped[:5])}{' …' if len(dropped) > 5 else ''})"
+            )
         return out
 
     def _attributes(self) -> list[dict]:
@@ -251,8 +300,14 @@ class _Sample:
                     continue
                 where = f"observation.{key}.{self.user}[{j}]"
                 refs = self._resolve(item[1] if len(item) > 1 else [], where, dropped)
-                out.append({"id": f"{self.uid}-obs-{n + 1:02d}-{j:02d}", "text": item[0],
-                            "evidence_turns": refs, "source": "gold"})
+                out.append(
+                    {
+                        "id": f"{self.uid}-obs-{n + 1:02d}-{j:02d}",
+                        "text": item[0],
+                        "evidence_turns": refs,
+                        "source": "gold",
+                    }
+                )
         if dropped:
             self.notes.append(f"{self._where()}: dropped {len(dropped)} observation evidence id(s) that match no turn")
         if skipped:

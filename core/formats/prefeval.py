@@ -128,11 +128,16 @@ def _load_folder(root: Path, max_bytes: int) -> ImportResult:
     if (root / INTER_TURNS).is_file():
         result.extend(_load_inter_turns(root / INTER_TURNS, INTER_TURNS, max_bytes))
     if (root / "rag_retrieval").exists():
-        result.notes.append("rag_retrieval/ not imported: it holds PrefEval's precomputed retrievals; "
-                            "prefscope's RAG method retrieves from the history itself")
+        result.notes.append(
+            "rag_retrieval/ not imported: it holds PrefEval's precomputed retrievals; "
+            "prefscope's RAG method retrieves from the history itself"
+        )
     if not result.bundles and not result.fillers:
-        raise FormatError(root.name, "folder holds no PrefEval files (expected explicit_preference/, "
-                          "implicit_preference/{choice-based,persona-driven}/, mcq_options/ or filtered_inter_turns.json)")
+        raise FormatError(
+            root.name,
+            "folder holds no PrefEval files (expected explicit_preference/, "
+            "implicit_preference/{choice-based,persona-driven}/, mcq_options/ or filtered_inter_turns.json)",
+        )
     return result
 
 
@@ -160,8 +165,11 @@ def _topic_bundles(topic: str, files: dict[str, tuple[str, list]], notes: list[s
     base = forms[0]
     for form in forms[1:]:
         if sizes[form] != sizes[base]:
-            raise FormatError(files[form][0], f"has {sizes[form]} records but {files[base][0]} has {sizes[base]}; "
-                              "PrefEval files of one topic are matched record by record")
+            raise FormatError(
+                files[form][0],
+                f"has {sizes[form]} records but {files[base][0]} has {sizes[base]}; "
+                "PrefEval files of one topic are matched record by record",
+            )
     reworded: list[int] = []
     bundles = []
     for i in range(sizes[base]):
@@ -174,8 +182,10 @@ def _topic_bundles(topic: str, files: dict[str, tuple[str, list]], notes: list[s
             raise from_validation(files[base][0], exc, record=f"record {i}") from exc
     if reworded:
         shown = ", ".join(map(str, reworded[:10])) + (" …" if len(reworded) > 10 else "")
-        notes.append(f"{topic}: {len(reworded)} record(s) ({shown}) word the preference slightly differently "
-                     f"across files; the wording in {files[base][0]} is the preference text, each session keeps its own")
+        notes.append(
+            f"{topic}: {len(reworded)} record(s) ({shown}) word the preference slightly differently "
+            f"across files; the wording in {files[base][0]} is the preference text, each session keeps its own"
+        )
     return bundles
 
 
@@ -191,13 +201,19 @@ def _parse_record(form: str, source: str, rec: object, i: int) -> dict:
     if form == "mcq":
         options = shapes.string_list(source, rec, "classification_task_options", "", record)
         if not 2 <= len(options) <= len(MCQ_LETTERS):
-            raise FormatError(source, f"expected 2 to {len(MCQ_LETTERS)} options, got {len(options)}",
-                              record=record, path="classification_task_options")
+            raise FormatError(
+                source,
+                f"expected 2 to {len(MCQ_LETTERS)} options, got {len(options)}",
+                record=record,
+                path="classification_task_options",
+            )
         out["options"] = options
     elif form == "choice-based":
         conv = shapes.get(source, rec, "conversation", dict, "", record)
-        out["turns"] = [(role, shapes.text(source, conv, key, "conversation", record))  # type: ignore[arg-type]
-                        for key, role in zip(CHOICE_KEYS, CHOICE_ROLES)]
+        out["turns"] = [
+            (role, shapes.text(source, conv, key, "conversation", record))  # type: ignore[arg-type]
+            for key, role in zip(CHOICE_KEYS, CHOICE_ROLES)
+        ]
         out["meta"] = {
             "implicit_query": shapes.text(source, rec, "implicit_query", "", record, required=False),
             "options": shapes.string_list(source, rec, "options", "", record, required=False),
@@ -212,11 +228,13 @@ def _parse_record(form: str, source: str, rec: object, i: int) -> dict:
 def _persona_turns(source: str, record: str, conv: dict) -> list[tuple[str, str]]:
     bad = [k for k in conv if not k.isdigit()]
     if bad:
-        raise FormatError(source, f"expected turn numbers as keys (\"0\", \"1\", …), got {bad[0]!r}",
-                          record=record, path="conversation")
+        raise FormatError(
+            source, f'expected turn numbers as keys ("0", "1", …), got {bad[0]!r}', record=record, path="conversation"
+        )
     if not conv:
-        raise FormatError(source, "expected at least one exchange, got an empty object", record=record,
-                          path="conversation")
+        raise FormatError(
+            source, "expected at least one exchange, got an empty object", record=record, path="conversation"
+        )
     turns = []
     for key in sorted(conv, key=int):
         where = f"conversation.{key}"
@@ -237,12 +255,17 @@ def _check_alignment(i: int, parsed: dict[str, dict], sources: dict[str, str]) -
         rec = parsed[form]
         where = f"expected the same {{}} as {sources[forms[0]]} record {i} (files are matched by index), got {{!r}}"
         if rec["question"].strip() != base["question"].strip():
-            raise FormatError(sources[form], where.format("question", rec["question"]), record=f"record {i}",
-                              path="question")
+            raise FormatError(
+                sources[form], where.format("question", rec["question"]), record=f"record {i}", path="question"
+            )
         if rec["preference"].strip() != base["preference"].strip():
             if _similarity(rec["preference"], base["preference"]) < SAME_PREFERENCE:
-                raise FormatError(sources[form], where.format("preference", rec["preference"]),
-                                  record=f"record {i}", path="preference")
+                raise FormatError(
+                    sources[form],
+                    where.format("preference", rec["preference"]),
+                    record=f"record {i}",
+                    path="preference",
+                )
             reworded = True
     return reworded
 
@@ -261,22 +284,46 @@ def _bundle(topic: str, i: int, parsed: dict[str, dict], sources: dict[str, str]
     for form, rec in parsed.items():
         if form == "mcq":
             continue
-        turns = [Turn(role="user", content=rec["preference"])] if form == "explicit" else [
-            Turn(role=role, content=content) for role, content in rec["turns"]]  # type: ignore[arg-type]
+        turns = (
+            [Turn(role="user", content=rec["preference"])]
+            if form == "explicit"
+            else [Turn(role=role, content=content) for role, content in rec["turns"]]
+        )  # type: ignore[arg-type]
         sid = f"{uid}-{form}"
         meta = {"prefeval_form": form, "prefeval_file": sources[form], **rec.get("meta", {})}
         if rec["preference"] != text:
             meta["prefeval_preference"] = rec["preference"]
-        sessions.append(Session(id=sid, kind="preference", expression_type=EXPRESSION[form],
-                                preference_ids=[pid], turns=turns, meta=meta))
+        sessions.append(
+            Session(
+                id=sid,
+                kind="preference",
+                expression_type=EXPRESSION[form],
+                preference_ids=[pid],
+                turns=turns,
+                meta=meta,
+            )
+        )
         evidence[EXPRESSION[form]] = [sid]
-    queries = [Query(id=f"{uid}-open", kind="open", text=first["question"], preference_id=pid, group=uid,
-                     explanation=first["explanation"])]
+    queries = [
+        Query(
+            id=f"{uid}-open",
+            kind="open",
+            text=first["question"],
+            preference_id=pid,
+            group=uid,
+            explanation=first["explanation"],
+        )
+    ]
     if "mcq" in parsed:
         queries.append(_mcq(uid, pid, i, parsed["mcq"]))
     persona = parsed.get("persona-driven", {}).get("persona", "")
-    user = {"id": uid, "name": f"PrefEval {topic} #{i}", "persona": persona, "source": NAME,
-            "meta": {"topic": topic, "index": i}}
+    user = {
+        "id": uid,
+        "name": f"PrefEval {topic} #{i}",
+        "persona": persona,
+        "source": NAME,
+        "meta": {"topic": topic, "index": i},
+    }
     pref = Preference(id=pid, text=text, topic=topic, evidence=evidence)
     return UserBundle.model_validate({"user": user, "sessions": sessions, "preferences": [pref], "queries": queries})
 
@@ -285,9 +332,17 @@ def _mcq(uid: str, pid: str, i: int, rec: dict) -> Query:
     raw = rec["options"]
     order = list(range(len(raw)))
     random.Random(i).shuffle(order)  # seeded by index: the same letters on every import
-    return Query(id=f"{uid}-mcq", kind="mcq", text=rec["question"], preference_id=pid, group=uid,
-                 options=[raw[k] for k in order], answer=MCQ_LETTERS[order.index(0)], explanation=rec["explanation"],
-                 meta={"option_order": order, "answer_convention": "classification_task_options[0] is aligned"})
+    return Query(
+        id=f"{uid}-mcq",
+        kind="mcq",
+        text=rec["question"],
+        preference_id=pid,
+        group=uid,
+        options=[raw[k] for k in order],
+        answer=MCQ_LETTERS[order.index(0)],
+        explanation=rec["explanation"],
+        meta={"option_order": order, "answer_convention": "classification_task_options[0] is aligned"},
+    )
 
 
 # -- filler --------------------------------------------------------------------------------------
@@ -307,8 +362,9 @@ def _inter_turns(source: str, data: list) -> ImportResult:
         expect_type(source, rec, dict, "", record)
         cid = shapes.text(source, rec, "conversation_id", "", record, non_empty=True)
         if cid in seen:
-            raise FormatError(source, f"duplicate id {cid!r} (also record {seen[cid]})", record=record,
-                              path="conversation_id")
+            raise FormatError(
+                source, f"duplicate id {cid!r} (also record {seen[cid]})", record=record, path="conversation_id"
+            )
         seen[cid] = j  # type: ignore[index]
         messages = shapes.get(source, rec, "conversation", list, "", record)
         turns: list[Turn] = []
@@ -338,6 +394,7 @@ def _inter_turns(source: str, data: list) -> ImportResult:
         result.notes.append(f"{source}: skipped {skipped} conversation(s) with no user/assistant messages")
     if not sessions:
         raise FormatError(source, "holds no conversations with user/assistant messages")
-    result.fillers.append(FillerPool(id=FILLER_ID, name="PrefEval inter-turn conversations", source=NAME,
-                                     sessions=sessions))
+    result.fillers.append(
+        FillerPool(id=FILLER_ID, name="PrefEval inter-turn conversations", source=NAME, sessions=sessions)
+    )
     return result

@@ -30,7 +30,9 @@ def read_text(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> str:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
-        raise FormatError(name, f"line {line}: not valid UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start})") from exc
+        raise FormatError(
+            name, f"line {line}: not valid UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start})"
+        ) from exc
 
 
 def read_json(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> object:
@@ -43,7 +45,9 @@ def read_json(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> object:
         raise FormatError(path.name, "JSON is nested too deeply to read") from exc
 
 
-def expect_type(source: str, value: object, kind: type | tuple[type, ...], where: str, record: str | None = None) -> None:
+def expect_type(
+    source: str, value: object, kind: type | tuple[type, ...], where: str, record: str | None = None
+) -> None:
     """Raise a FormatError naming the place when ``value`` is not of the expected JSON type."""
     if not isinstance(value, kind):
         names = " or ".join(_json_name(k) for k in (kind if isinstance(kind, tuple) else (kind,)))
@@ -51,5 +55,12 @@ def expect_type(source: str, value: object, kind: type | tuple[type, ...], where
 
 
 def _json_name(t: type) -> str:
-    return {dict: "an object", list: "an array", str: "a string", int: "a number", float: "a number",
-            bool: "true/false", type(None): "null"}.get(t, t.__name__)
+    return {
+        dict: "an object",
+        list: "an array",
+        str: "a string",
+        int: "a number",
+        float: "a number",
+        bool: "true/false",
+        type(None): "null",
+    }.get(t, t.__name__)

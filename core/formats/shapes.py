@@ -71,8 +71,17 @@ def load_records(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> list[tuple[s
         raise original
 
 
-def get(source: str, obj: dict, key: str, kind: type | tuple[type, ...], where: str, record: str | None,
-        *, required: bool = True, default: object = None) -> object:
+def get(
+    source: str,
+    obj: dict,
+    key: str,
+    kind: type | tuple[type, ...],
+    where: str,
+    record: str | None,
+    *,
+    required: bool = True,
+    default: object = None,
+) -> object:
     """``obj[key]`` checked against a JSON type; a missing key is an error unless ``required=False``.
 
     ``where`` is the path of ``obj`` itself; the key is appended to it in messages.
@@ -90,17 +99,20 @@ def get(source: str, obj: dict, key: str, kind: type | tuple[type, ...], where: 
     return value
 
 
-def text(source: str, obj: dict, key: str, where: str, record: str | None, *, required: bool = True,
-         non_empty: bool = False) -> str | None:
+def text(
+    source: str, obj: dict, key: str, where: str, record: str | None, *, required: bool = True, non_empty: bool = False
+) -> str | None:
     value = get(source, obj, key, str, where, record, required=required)
     if non_empty and isinstance(value, str) and not value.strip():
-        raise FormatError(source, "expected a non-empty string, got ''", record=record,
-                          path=f"{where}.{key}" if where else key)
+        raise FormatError(
+            source, "expected a non-empty string, got ''", record=record, path=f"{where}.{key}" if where else key
+        )
     return value  # type: ignore[return-value]
 
 
-def string_list(source: str, obj: dict, key: str, where: str, record: str | None, *,
-                required: bool = True) -> list[str]:
+def string_list(
+    source: str, obj: dict, key: str, where: str, record: str | None, *, required: bool = True
+) -> list[str]:
     value = get(source, obj, key, list, where, record, required=required, default=[])
     path = f"{where}.{key}" if where else key
     for i, item in enumerate(value):  # type: ignore[arg-type]

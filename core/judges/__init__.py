@@ -57,8 +57,10 @@ def parse_judge(text: str, default_model: str | None = None) -> tuple[str, str |
         raise JudgeSpecError(f"unknown judge {text!r}; expected one of {known}")
     model = model.strip() or default_model
     if not model or model == HEURISTIC or ":" not in model:
-        raise JudgeSpecError(f"judge {text!r} needs a judge model: write {kind}:<provider>:<model>, "
-                             f"e.g. {kind}:openai:gpt-4o-mini (or set `judge` in the config to a model id)")
+        raise JudgeSpecError(
+            f"judge {text!r} needs a judge model: write {kind}:<provider>:<model>, "
+            f"e.g. {kind}:openai:gpt-4o-mini (or set `judge` in the config to a model id)"
+        )
     return kind, model
 
 
@@ -92,8 +94,9 @@ def make_judge(text: str, default_model: str | None = None) -> Judge:
         from core.judges.personalization import PersonalizationJudge
 
         return PersonalizationJudge(model)
-    raise JudgeSpecError(f"{kind!r} judges two responses at once and cannot run per response; "
-                         "use core.judges.pairwise.PairwiseJudge")
+    raise JudgeSpecError(
+        f"{kind!r} judges two responses at once and cannot run per response; use core.judges.pairwise.PairwiseJudge"
+    )
 
 
 def judges_for(spec, settings: Settings | None = None) -> list[Judge]:

@@ -62,8 +62,20 @@ def summarize(judgments: Iterable, source: Source = "llm") -> list[Group]:
     for (kind, dim, model, version), js in sorted(groups.items()):
         scores = [j.score for j in js if j.parse_ok and j.score is not None]
         lo, hi = bootstrap_ci(scores)
-        out.append(Group(kind, dim, model, version, source, len(scores), len(js) - len(scores),
-                         sum(scores) / len(scores) if scores else None, lo, hi))
+        out.append(
+            Group(
+                kind,
+                dim,
+                model,
+                version,
+                source,
+                len(scores),
+                len(js) - len(scores),
+                sum(scores) / len(scores) if scores else None,
+                lo,
+                hi,
+            )
+        )
     return out
 
 
@@ -82,4 +94,6 @@ def agreement(a: Iterable, b: Iterable, *, key=lambda j: (j.response_id, j.kind,
     common = sorted(set(left) & set(right), key=repr)
     xs = [left[k] for k in common]
     ys = [right[k] for k in common]
-    return Agreement(len(common), cohen_kappa(xs, ys) if common else None, spearman(xs, ys) if len(common) > 1 else None)
+    return Agreement(
+        len(common), cohen_kappa(xs, ys) if common else None, spearman(xs, ys) if len(common) > 1 else None
+    )

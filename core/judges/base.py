@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from core.calls import Complete
 from core.model import Query, UserBundle
 from core.plan import PromptPlan
+from core.providers.calls import Complete
 
 
 @dataclass(frozen=True, slots=True)

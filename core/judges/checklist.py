@@ -8,17 +8,14 @@ none, it is first decomposed from the preference with the decomposer of
 
 from __future__ import annotations
 
-from core.calls import Complete
 from core.judges.base import JudgeInput, Judgment
-from core.judges.common import item_preference, judge_spec, messages, missing_input, to_judgment
+from core.judges.common import item_preference, judge_spec, messages, missing_input, numbered, to_judgment
 from core.judges.parsing import parse_score
+from core.judges.preference_matching import decompose
 from core.judges.templates import template
+from core.providers.calls import Complete
 
 SCALE = (1.0, 10.0)
-
-
-def numbered(items: list[str]) -> str:
-    return "\n".join(f"{i}. {text}" for i, text in enumerate(items, 1))
 
 
 class ChecklistJudge:
@@ -39,24 +36,51 @@ class ChecklistJudge:
         return messages(system, t.text("user", user_request=request, ai_response=response))
 
     async def judge(self, item: JudgeInput, complete: Complete) -> list[Judgment]:
-        from core.judges.preference_matching import decompose
-
         preference = item.query.gold_preference or item_preference(item)
         if not preference:
-            return [missing_input(kind=self.kind, dimension="preference", judge_model=self.spec.id,
-                                  version=self.version, reason="the query has no gold preference", scale=SCALE)]
+            return [
+                missing_input(
+                    kind=self.kind,
+                    dimension="preference",
+                    judge_model=self.spec.id,
+                    version=self.version,
+                    reason="the query has no gold preference",
+                    scale=SCALE,
+                )
+            ]
         checklist = list(item.query.checklist)
         extra: dict = {"checklist": checklist, "checklist_source": "dataset"}
         if not checklist:
             decomposed = await decompose(preference, self.spec, complete)
             if not decomposed.ok:
-                return [missing_input(kind=self.kind, dimension="preference", judge_model=self.spec.id,
-                                      version=self.version, scale=SCALE,
-                                      reason=f"no checklist, and decomposing the preference failed: {decomposed.error}")]
+                return [
+                    missing_input(
+                        kind=self.kind,
+                        dimension="preference",
+                        judge_model=self.spec.id,
+                        version=self.version,
+                        scale=SCALE,
+                        reason=f"no checklist, and decomposing the preference failed: {decomposed.error}",
+                    )
+                ]
             checklist = decomposed.items
-            extra = {"checklist": checklist, "checklist_source": "decomposed", "decompose_raw": decomposed.raw,
-                     "decompose_version": decomposed.version}
+            extra = {
+                "checklist": checklist,
+                "checklist_source": "decomposed",
+                "decompose_raw": decomposed.raw,
+                "decompose_version": decomposed.version,
+            }
         completion = await complete(self.spec, self.prompt(preference, checklist, item.query.text, item.response_text))
         parsed = parse_score(completion.text, *SCALE) if completion.ok else None
-        return [to_judgment(kind=self.kind, dimension="preference", spec=self.spec, version=self.version,
-                            completion=completion, parsed=parsed, scale=SCALE, extra=extra)]
+        return [
+            to_judgment(
+                kind=self.kind,
+                dimension="preference",
+                spec=self.spec,
+                version=self.version,
+                completion=completion,
+                parsed=parsed,
+                scale=SCALE,
+                extra=extra,
+            )
+        ]

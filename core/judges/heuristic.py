@@ -23,10 +23,10 @@ from __future__ import annotations
 
 import re
 
-from core.calls import Complete
 from core.judges.base import JudgeInput, Judgment
 from core.judges.common import item_preference
-from core.judges import lexical
+from core.providers.calls import Complete
+from core.text import lexical
 
 JUDGE_MODEL = "demo:heuristic"
 VERSION = "heuristic-lexical-v1"
@@ -35,10 +35,14 @@ SCALE = (1.0, 5.0)
 _USER_CUES = re.compile(
     r"\b(?:you(?:'ve| have)? (?:mentioned|said|told|noted|prefer|like|love|enjoy|dislike|hate|avoid|want)|"
     r"you(?:'re| are) not (?:a )?fan|your (?:preference|taste|dislike)|since you|given your|as you(?:'ve)? (?:said|mentioned)|"
-    r"you don't (?:like|enjoy|want)|you(?:'d| would) rather|based on what you)\b", re.I)
+    r"you don't (?:like|enjoy|want)|you(?:'d| would) rather|based on what you)\b",
+    re.I,
+)
 _APOLOGY = re.compile(
     r"\b(?:i (?:don't|do not|cannot|can't) (?:have access|remember|recall|know your)|as an ai|i'm sorry|i am sorry|"
-    r"i (?:don't|do not) have (?:any )?(?:memory|information about your))\b", re.I)
+    r"i (?:don't|do not) have (?:any )?(?:memory|information about your))\b",
+    re.I,
+)
 
 
 def _quote(items: list[str], limit: int = 4) -> str:
@@ -49,8 +53,11 @@ def _quote(items: list[str], limit: int = 4) -> str:
 
 def _evidence(stems: set[str], response: str, preference: str) -> list[str]:
     """Surface forms of matched stems, as preference phrases where both words matched."""
-    matched_phrases = [surface for (a, b), surface in sorted(lexical.phrases(preference).items())
-                       if a in stems and b in stems and (a, b) in lexical.phrases(response)]
+    matched_phrases = [
+        surface
+        for (a, b), surface in sorted(lexical.phrases(preference).items())
+        if a in stems and b in stems and (a, b) in lexical.phrases(response)
+    ]
     covered = {lexical.stem(w) for p in matched_phrases for w in p.split()}
     singles = sorted({t.surface for t in lexical.tokens(preference) if t.stem in stems and t.stem not in covered})
     return matched_phrases + singles
@@ -85,7 +92,11 @@ def score_heuristic(preference: str, query: str, response: str) -> dict[str, tup
     parts.append(f"mentions {_quote(fav_ev)} from the preference" if fav_ev else "no favoured word of the preference")
     if avoid_ev:
         parts.append(f"steers away from {_quote(avoid_ev)}")
-    parts.append(f"addresses the user's preference explicitly ('{cue.group(0)}')" if cue else "never refers to the user's preference")
+    parts.append(
+        f"addresses the user's preference explicitly ('{cue.group(0)}')"
+        if cue
+        else "never refers to the user's preference"
+    )
     aware_why = "; ".join(parts)
 
     # -- alignment ----------------------------------------------------------------------------
@@ -129,8 +140,11 @@ def score_heuristic(preference: str, query: str, response: str) -> dict[str, tup
         quality = min(quality, 3 if n_words >= 80 else 2)
         notes.append("apologises or says it cannot remember")
     quality_why = ", ".join(notes)
-    return {"awareness": (float(aware), aware_why), "alignment": (float(align), align_why),
-            "quality": (float(quality), quality_why)}
+    return {
+        "awareness": (float(aware), aware_why),
+        "alignment": (float(align), align_why),
+        "quality": (float(quality), quality_why),
+    }
 
 
 class HeuristicJudge:
@@ -142,12 +156,30 @@ class HeuristicJudge:
         return self.judge_text(item_preference(item), item.query.text, item.response_text)
 
     def judge_text(self, preference: str | None, query: str, response: str) -> list[Judgment]:
-        base = dict(kind=self.kind, judge_model=JUDGE_MODEL, prompt_version=VERSION, temperature=None,
-                    scale_min=SCALE[0], scale_max=SCALE[1], heuristic=True)
+        base = dict(
+            kind=self.kind,
+            judge_model=JUDGE_MODEL,
+            prompt_version=VERSION,
+            temperature=None,
+            scale_min=SCALE[0],
+            scale_max=SCALE[1],
+            heuristic=True,
+        )
         if not preference:
-            return [Judgment(dimension=d, score=None, rationale="", raw="", parse_ok=False,
-                             error="the query has no target preference", **base)
-                    for d in ("awareness", "alignment", "quality")]
+            return [
+                Judgment(
+                    dimension=d,
+                    score=None,
+                    rationale="",
+                    raw="",
+                    parse_ok=False,
+                    error="the query has no target preference",
+                    **base,
+                )
+                for d in ("awareness", "alignment", "quality")
+            ]
         scores = score_heuristic(preference, query, response)
-        return [Judgment(dimension=d, score=s, rationale=why, raw=why, parse_ok=True, **base)
-                for d, (s, why) in scores.items()]
+        return [
+            Judgment(dimension=d, score=s, rationale=why, raw=why, parse_ok=True, **base)
+            for d, (s, why) in scores.items()
+        ]

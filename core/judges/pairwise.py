@@ -24,13 +24,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.calls import Complete
 from core.judges.aggregate import only
 from core.judges.base import Judgment
 from core.judges.common import judge_spec, messages, to_judgment
 from core.judges.parsing import parse_label
 from core.judges.templates import template
 from core.metrics import bradley_terry, order_disagreement, pass_rate, win_rate_matrix
+from core.providers.calls import Complete
 
 AB = {"A": ("a", "answer a", "response a"), "B": ("b", "answer b", "response b")}
 XY = {"X": ("x", "assistant x"), "Y": ("y", "assistant y"), "tie": ("draw", "tied", "equal", "neither")}
@@ -63,33 +63,48 @@ class PairwiseJudge:
         t = template("interpref", "match")
         p1, p2 = (pair.preference, pair.opposed) if pref_first else (pair.opposed, pair.preference)
         a, b = (pair.response, pair.opposed_response) if resp_first else (pair.opposed_response, pair.response)
-        return t, messages(t.fields["system"], t.text("user", query=pair.query, preference_1=p1, preference_2=p2,
-                                                        response_a=a, response_b=b))
+        return t, messages(
+            t.fields["system"],
+            t.text("user", query=pair.query, preference_1=p1, preference_2=p2, response_a=a, response_b=b),
+        )
 
     async def judge_pair(self, pair: PairInput, complete: Complete) -> list[Judgment]:
         """Four order judgments (``order-1`` … ``order-4``: 1 correct, 0 wrong) and one ``pass``."""
-        results = await asyncio.gather(*(self._order(pair, pf, rf, n, complete)
-                                         for n, (pf, rf) in enumerate(ORDERS, 1)))
+        results = await asyncio.gather(
+            *(self._order(pair, pf, rf, n, complete) for n, (pf, rf) in enumerate(ORDERS, 1))
+        )
         orders = [j.score for j in results]
         version = template("interpref", "match").version
         decided = [bool(s) for s in orders if s is not None]
         extra = {"orders": orders}
-        base = dict(kind=self.kind, dimension="pass", judge_model=self.spec.id, prompt_version=version,
-                    temperature=self.spec.params.temperature, scale_min=0.0, scale_max=1.0,
-                    raw="\n\n---\n\n".join(j.raw for j in results))
+        base = dict(
+            kind=self.kind,
+            dimension="pass",
+            judge_model=self.spec.id,
+            prompt_version=version,
+            temperature=self.spec.params.temperature,
+            scale_min=0.0,
+            scale_max=1.0,
+            raw="\n\n---\n\n".join(j.raw for j in results),
+        )
         if len(decided) < len(ORDERS):
             bad = [n for n, s in enumerate(orders, 1) if s is None]
-            summary = Judgment(score=None, rationale="", parse_ok=False, extra=extra,
-                               error=f"order(s) {bad} could not be parsed; pass is undecided", **base)
+            summary = Judgment(
+                score=None,
+                rationale="",
+                parse_ok=False,
+                extra=extra,
+                error=f"order(s) {bad} could not be parsed; pass is undecided",
+                **base,
+            )
         else:
             passed = all(decided)
             extra["disagreement"] = len(set(decided)) > 1
-            why = (f"{sum(decided)} of 4 orders matched correctly" + ("" if passed else "; pass needs all 4"))
+            why = f"{sum(decided)} of 4 orders matched correctly" + ("" if passed else "; pass needs all 4")
             summary = Judgment(score=1.0 if passed else 0.0, rationale=why, parse_ok=True, extra=extra, **base)
         return [*results, summary]
 
-    async def _order(self, pair: PairInput, pref_first: bool, resp_first: bool, n: int,
-                     complete: Complete) -> Judgment:
+    async def _order(self, pair: PairInput, pref_first: bool, resp_first: bool, n: int, complete: Complete) -> Judgment:
         t, msgs = self.order_prompt(pair, pref_first, resp_first)
         completion = await complete(self.spec, msgs)
         parsed = parse_label(completion.text, AB, key=("answer_for_preference_1", "answer")) if completion.ok else None
@@ -98,33 +113,68 @@ class PairwiseJudge:
         score = None
         if parsed is not None and parsed.ok:
             score = 1.0 if parsed.value == correct_label else 0.0
-        return to_judgment(kind=self.kind, dimension=f"order-{n}", spec=self.spec, version=t.version,
-                           completion=completion, parsed=parsed, scale=(0.0, 1.0), score=score,
-                           extra={"preference_first": pref_first, "response_first": resp_first,
-                                  "correct": correct_label})
+        return to_judgment(
+            kind=self.kind,
+            dimension=f"order-{n}",
+            spec=self.spec,
+            version=t.version,
+            completion=completion,
+            parsed=parsed,
+            scale=(0.0, 1.0),
+            score=score,
+            extra={"preference_first": pref_first, "response_first": resp_first, "correct": correct_label},
+        )
 
     # -- win rate --------------------------------------------------------------------------
-    async def compare(self, query: str, preference: str, opposed: str, model_x: str, pair_x: tuple[str, str],
-                      model_y: str, pair_y: tuple[str, str], complete: Complete) -> list[Judgment]:
+    async def compare(
+        self,
+        query: str,
+        preference: str,
+        opposed: str,
+        model_x: str,
+        pair_x: tuple[str, str],
+        model_y: str,
+        pair_y: tuple[str, str],
+        complete: Complete,
+    ) -> list[Judgment]:
         """Model X's (r, r^d) vs model Y's, judged in both presentation orders. Each judgment's
         score is X's outcome (1 win, 0.5 tie, 0 loss); ``extra`` names both models."""
         t = template("interpref", "compare")
         out = []
         for swapped in (False, True):
-            (mx, px), (my, py) = ((model_y, pair_y), (model_x, pair_x)) if swapped else ((model_x, pair_x), (model_y, pair_y))
-            user = t.text("user", query=query, preference_1=preference, preference_2=opposed,
-                          x_1=px[0], x_2=px[1], y_1=py[0], y_2=py[1])
+            (mx, px), (my, py) = (
+                ((model_y, pair_y), (model_x, pair_x)) if swapped else ((model_x, pair_x), (model_y, pair_y))
+            )
+            user = t.text(
+                "user",
+                query=query,
+                preference_1=preference,
+                preference_2=opposed,
+                x_1=px[0],
+                x_2=px[1],
+                y_1=py[0],
+                y_2=py[1],
+            )
             completion = await complete(self.spec, messages(t.fields["system"], user))
             parsed = parse_label(completion.text, XY, key=("winner",)) if completion.ok else None
             score = None
             if parsed is not None and parsed.ok:
                 shown = {"X": 1.0, "Y": 0.0, "tie": 0.5}[parsed.value]
                 score = 1.0 - shown if swapped else shown
-            out.append(to_judgment(kind=self.kind, dimension="win", spec=self.spec, version=t.version,
-                                   completion=completion, parsed=parsed, scale=(0.0, 1.0), score=score,
-                                   extra={"model_a": model_x, "model_b": model_y, "swapped": swapped}))
+            out.append(
+                to_judgment(
+                    kind=self.kind,
+                    dimension="win",
+                    spec=self.spec,
+                    version=t.version,
+                    completion=completion,
+                    parsed=parsed,
+                    scale=(0.0, 1.0),
+                    score=score,
+                    extra={"model_a": model_x, "model_b": model_y, "swapped": swapped},
+                )
+            )
         return out
-
 
 
 # -- aggregation over stored judgments -------------------------------------------------------
@@ -143,16 +193,25 @@ def pass_summary(judgments: Iterable) -> dict:
     """Pass rate and order disagreement (the judge's position bias) over decided instances."""
     judgments = list(judgments)
     inst = pass_instances(judgments)
-    undecided = sum(1 for j in only(judgments, "llm") if j.kind == "pairwise" and j.dimension == "pass" and not j.parse_ok)
-    return {"n": len(inst), "undecided": undecided, "pass_rate": pass_rate(inst),
-            "order_disagreement": order_disagreement(inst)}
+    undecided = sum(
+        1 for j in only(judgments, "llm") if j.kind == "pairwise" and j.dimension == "pass" and not j.parse_ok
+    )
+    return {
+        "n": len(inst),
+        "undecided": undecided,
+        "pass_rate": pass_rate(inst),
+        "order_disagreement": order_disagreement(inst),
+    }
 
 
 def win_rates(judgments: Iterable, models: Sequence[str] | None = None) -> tuple[list[str], np.ndarray, np.ndarray]:
     """(models, win-rate matrix, Bradley–Terry coefficients) from ``win`` judgments (LLM only,
     parsed only). W[i, j] is the mean score of model i against j; NaN where they never met."""
-    outcomes = [(j.extra["model_a"], j.extra["model_b"], j.score) for j in only(judgments, "llm")
-                if j.kind == "pairwise" and j.dimension == "win" and j.parse_ok and j.score is not None]
+    outcomes = [
+        (j.extra["model_a"], j.extra["model_b"], j.score)
+        for j in only(judgments, "llm")
+        if j.kind == "pairwise" and j.dimension == "win" and j.parse_ok and j.score is not None
+    ]
     names = list(models) if models is not None else sorted({m for a, b, _ in outcomes for m in (a, b)})
     matrix = win_rate_matrix(outcomes, names)
     return names, matrix, bradley_terry(matrix)

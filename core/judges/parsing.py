@@ -137,8 +137,10 @@ def _fmt(x: float) -> str:
 
 def _strip_scale_mentions(text: str, lo: float, hi: float) -> str:
     """Remove "1-5", "1 to 10", "(1~10)" when they are exactly the scale's bounds."""
-    pat = (rf"[(\[]?\s*(?:scale\s+of\s+|from\s+)?(?<![\d.]){_fmt(lo)}\s*{_DASH}\s*{_fmt(hi)}(?![\d.])"
-           rf"(?:\s*(?:-\s*)?(?:point\s+)?scale)?\s*[)\]]?")
+    pat = (
+        rf"[(\[]?\s*(?:scale\s+of\s+|from\s+)?(?<![\d.]){_fmt(lo)}\s*{_DASH}\s*{_fmt(hi)}(?![\d.])"
+        rf"(?:\s*(?:-\s*)?(?:point\s+)?scale)?\s*[)\]]?"
+    )
     return re.sub(pat, " ", text, flags=re.I)
 
 
@@ -196,8 +198,11 @@ def _text_scores(text: str, lo: float, hi: float) -> tuple[list[float], list[str
             values.append(v)
     bare = _outside(t, fraction_spans)
     # labelled scores: "Score: 4", "score of 4", "I'd rate it 4", "### Evaluation Score\n\n7"
-    for m in re.finditer(rf"\b{label}\b(?:\s+(?:it|this|the response|of|is|would be|at|a|an|:|=|-)|[\s:#*=\-])*\s*{_NUM}(?![\d.]*\s*(?:{_DASH}|and)\s*\d)",
-                         bare, re.I):
+    for m in re.finditer(
+        rf"\b{label}\b(?:\s+(?:it|this|the response|of|is|would be|at|a|an|:|=|-)|[\s:#*=\-])*\s*{_NUM}(?![\d.]*\s*(?:{_DASH}|and)\s*\d)",
+        bare,
+        re.I,
+    ):
         values.append(float(m.group(1)))
     # "I'd give it a 4"
     for m in re.finditer(rf"\bgive (?:it|this|the response) (?:a |an )?{_NUM}\b", bare, re.I):

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import hashlib
 
-from core.calls import Complete
 from core.judges.base import JudgeInput, Judgment
 from core.judges.common import item_preference, judge_spec, messages, missing_input, to_judgment
 from core.judges.parsing import parse_score
 from core.judges.templates import template
 from core.plan import Message
 from core.providers.base import ModelSpec
+from core.providers.calls import Complete
 
 SCALE = (1.0, 5.0)
 
@@ -43,32 +43,70 @@ class PersonalizationJudge:
     async def judge(self, item: JudgeInput, complete: Complete, generic: str | None = None) -> list[Judgment]:
         profile = item_preference(item)
         if not profile:
-            return [missing_input(kind=self.kind, dimension="personalized_vs_generic", judge_model=self.spec.id,
-                                  version=self.version, reason="the query has no target preference", scale=SCALE)]
+            return [
+                missing_input(
+                    kind=self.kind,
+                    dimension="personalized_vs_generic",
+                    judge_model=self.spec.id,
+                    version=self.version,
+                    reason="the query has no target preference",
+                    scale=SCALE,
+                )
+            ]
         extra: dict = {}
         if generic is None:
             gen = await complete(ModelSpec(id=item.model_id), [Message(role="user", content=item.query.text)])
             if not gen.ok:
-                return [missing_input(kind=self.kind, dimension="personalized_vs_generic", judge_model=self.spec.id,
-                                      version=self.version, scale=SCALE,
-                                      reason=f"generating the generic response with {item.model_id} failed: {gen.error}")]
+                return [
+                    missing_input(
+                        kind=self.kind,
+                        dimension="personalized_vs_generic",
+                        judge_model=self.spec.id,
+                        version=self.version,
+                        scale=SCALE,
+                        reason=f"generating the generic response with {item.model_id} failed: {gen.error}",
+                    )
+                ]
             generic = gen.text
             extra["generic_source"] = item.model_id
-        return [await self.compare(profile, item.query.id, item.query.text, item.model_id, item.response_text,
-                                   generic, complete, extra)]
+        return [
+            await self.compare(
+                profile, item.query.id, item.query.text, item.model_id, item.response_text, generic, complete, extra
+            )
+        ]
 
-    async def compare(self, profile: str, query_id: str, query: str, model_id: str, personalized: str, generic: str,
-                      complete: Complete, extra: dict | None = None) -> Judgment:
+    async def compare(
+        self,
+        profile: str,
+        query_id: str,
+        query: str,
+        model_id: str,
+        personalized: str,
+        generic: str,
+        complete: Complete,
+        extra: dict | None = None,
+    ) -> Judgment:
         t = template("recentering", "personalization")
         b_is_personal = personalized_is_b(query_id, model_id)
         a, b = (generic, personalized) if b_is_personal else (personalized, generic)
-        completion = await complete(self.spec, messages(t.fields["system"], t.text(
-            "user", profile=profile, query=query, response_a=a, response_b=b)))
+        completion = await complete(
+            self.spec,
+            messages(t.fields["system"], t.text("user", profile=profile, query=query, response_a=a, response_b=b)),
+        )
         parsed = parse_score(completion.text, *SCALE) if completion.ok else None
         ex = {**(extra or {}), "generic": generic, "personalized_position": "B" if b_is_personal else "A"}
         score = None
         if parsed is not None and parsed.ok:
             ex["raw_score"] = parsed.value
             score = parsed.value if b_is_personal else 6.0 - parsed.value
-        return to_judgment(kind=self.kind, dimension="personalized_vs_generic", spec=self.spec, version=self.version,
-                           completion=completion, parsed=parsed, scale=SCALE, score=score, extra=ex)
+        return to_judgment(
+            kind=self.kind,
+            dimension="personalized_vs_generic",
+            spec=self.spec,
+            version=self.version,
+            completion=completion,
+            parsed=parsed,
+            scale=SCALE,
+            score=score,
+            extra=ex,
+        )

@@ -13,19 +13,21 @@ import asyncio
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from core.calls import Complete, Completion
 from core.judges.base import JudgeInput, Judgment
-from core.judges.checklist import numbered
-from core.judges.common import item_preference, judge_spec, messages, missing_input
+from core.judges.common import item_preference, judge_spec, messages, missing_input, numbered
 from core.judges.parsing import canonical_label, first_json, get_key, json_objects
 from core.judges.templates import template
 from core.metrics import COVERAGE, checklist_prf
 from core.providers.base import ModelSpec
+from core.providers.calls import Complete, Completion
 
 #: Methods whose final answer is an inferred preference (what this judge scores).
 INFERENCE_METHODS = ("cupid-infer",)
-LABELS = {"fully": ("fully covered", "fully", "full"), "partially": ("partially covered", "partially", "partial"),
-          "not": ("not covered", "not", "none", "uncovered")}
+LABELS = {
+    "fully": ("fully covered", "fully", "full"),
+    "partially": ("partially covered", "partially", "partial"),
+    "not": ("not covered", "not", "none", "uncovered"),
+}
 SCALE = (0.0, 1.0)
 
 
@@ -101,14 +103,22 @@ def parse_coverage(completion: Completion, n_items: int, version: str) -> Covera
             return Coverage([], completion.text, version, error=f"results[{k}] is not an object")
         label = canonical_label(get_key(entry, "label") or "", LABELS)
         if label is None:
-            return Coverage([], completion.text, version,
-                            error=f"results[{k}].label {get_key(entry, 'label')!r} is not Fully/Partially/Not Covered")
+            return Coverage(
+                [],
+                completion.text,
+                version,
+                error=f"results[{k}].label {get_key(entry, 'label')!r} is not Fully/Partially/Not Covered",
+            )
         labels.append(label)
         idx = get_key(entry, "index")
         indices.append(int(idx) if isinstance(idx, (int, float)) or (isinstance(idx, str) and idx.isdigit()) else None)
     if len(labels) != n_items:
-        return Coverage([], completion.text, version,
-                        error=f"the matcher labelled {len(labels)} items but the checklist has {n_items}")
+        return Coverage(
+            [],
+            completion.text,
+            version,
+            error=f"the matcher labelled {len(labels)} items but the checklist has {n_items}",
+        )
     if all(i is not None for i in indices):
         base = 0 if min(indices) == 0 else 1
         order = [i - base for i in indices]
@@ -131,13 +141,19 @@ class PreferenceMatchingJudge:
         return f"{template('cupid', 'decompose').version}+{template('cupid', 'match').version}"
 
     def _fail(self, reason: str) -> list[Judgment]:
-        return [missing_input(kind=self.kind, dimension=d, judge_model=self.spec.id, version=self.version,
-                              reason=reason, scale=SCALE) for d in ("precision", "recall", "f1")]
+        return [
+            missing_input(
+                kind=self.kind, dimension=d, judge_model=self.spec.id, version=self.version, reason=reason, scale=SCALE
+            )
+            for d in ("precision", "recall", "f1")
+        ]
 
     async def judge(self, item: JudgeInput, complete: Complete) -> list[Judgment]:
         if item.plan.method not in INFERENCE_METHODS:
-            return self._fail(f"preference matching scores an inferred preference (method {', '.join(INFERENCE_METHODS)});"
-                              f" this run used {item.plan.method!r}")
+            return self._fail(
+                f"preference matching scores an inferred preference (method {', '.join(INFERENCE_METHODS)});"
+                f" this run used {item.plan.method!r}"
+            )
         gold = item.query.gold_preference or item_preference(item)
         if not gold:
             return self._fail("the query has no gold preference")
@@ -147,45 +163,92 @@ class PreferenceMatchingJudge:
         """P/R/F1 of one inferred preference against the gold one (and its checklist, if known)."""
         if not inferred.strip():
             return self._fail("the inferred preference is empty")
-        gold_task = (asyncio.sleep(0, Decomposition(gold_checklist, "", "dataset")) if gold_checklist
-                     else decompose(gold, self.spec, complete))
+        gold_task = (
+            asyncio.sleep(0, Decomposition(gold_checklist, "", "dataset"))
+            if gold_checklist
+            else decompose(gold, self.spec, complete)
+        )
         gold_dec, inf_dec = await asyncio.gather(gold_task, decompose(inferred, self.spec, complete))
         for label, dec in (("gold", gold_dec), ("inferred", inf_dec)):
             if not dec.ok:
                 return self._fail(f"decomposing the {label} preference failed: {dec.error}")
-        inf_cov, gold_cov = await asyncio.gather(match(inf_dec.items, gold, self.spec, complete),
-                                                 match(gold_dec.items, inferred, self.spec, complete))
-        extra = {"gold_checklist": gold_dec.items, "inferred_checklist": inf_dec.items,
-                 "gold_checklist_source": "dataset" if gold_checklist else "decomposed",
-                 "decompose_raw": {"gold": gold_dec.raw, "inferred": inf_dec.raw}}
+        inf_cov, gold_cov = await asyncio.gather(
+            match(inf_dec.items, gold, self.spec, complete), match(gold_dec.items, inferred, self.spec, complete)
+        )
+        extra = {
+            "gold_checklist": gold_dec.items,
+            "inferred_checklist": inf_dec.items,
+            "gold_checklist_source": "dataset" if gold_checklist else "decomposed",
+            "decompose_raw": {"gold": gold_dec.raw, "inferred": inf_dec.raw},
+        }
         for label, cov in (("inferred items vs gold", inf_cov), ("gold items vs inferred", gold_cov)):
             if not cov.ok:
-                return [self._failed(d, f"matching {label} failed: {cov.error}", inf_cov.raw if d == "precision"
-                                     else gold_cov.raw, extra) for d in ("precision", "recall", "f1")]
-        extra |= {"inferred_coverage": inf_cov.values, "gold_coverage": gold_cov.values,
-                  "inferred_labels": inf_cov.labels, "gold_labels": gold_cov.labels}
+                return [
+                    self._failed(
+                        d,
+                        f"matching {label} failed: {cov.error}",
+                        inf_cov.raw if d == "precision" else gold_cov.raw,
+                        extra,
+                    )
+                    for d in ("precision", "recall", "f1")
+                ]
+        extra |= {
+            "inferred_coverage": inf_cov.values,
+            "gold_coverage": gold_cov.values,
+            "inferred_labels": inf_cov.labels,
+            "gold_labels": gold_cov.labels,
+        }
         prf = checklist_prf([(inf_cov.values, gold_cov.values)])
         raws = {"precision": inf_cov.raw, "recall": gold_cov.raw, "f1": inf_cov.raw + "\n\n---\n\n" + gold_cov.raw}
         out = []
         for dim, value in (("precision", prf.precision), ("recall", prf.recall), ("f1", prf.f1)):
-            why = {"precision": f"{sum(inf_cov.values):g} of {len(inf_cov.values)} inferred items covered by the gold preference",
-                   "recall": f"{sum(gold_cov.values):g} of {len(gold_cov.values)} gold items covered by the inferred preference",
-                   "f1": "harmonic mean of precision and recall"}[dim]
-            out.append(Judgment(kind=self.kind, dimension=dim, score=value, rationale=why, raw=raws[dim], parse_ok=True,
-                                judge_model=self.spec.id, prompt_version=self.version,
-                                temperature=self.spec.params.temperature, scale_min=0.0, scale_max=1.0, extra=extra))
+            why = {
+                "precision": f"{sum(inf_cov.values):g} of {len(inf_cov.values)} inferred items covered by the gold preference",
+                "recall": f"{sum(gold_cov.values):g} of {len(gold_cov.values)} gold items covered by the inferred preference",
+                "f1": "harmonic mean of precision and recall",
+            }[dim]
+            out.append(
+                Judgment(
+                    kind=self.kind,
+                    dimension=dim,
+                    score=value,
+                    rationale=why,
+                    raw=raws[dim],
+                    parse_ok=True,
+                    judge_model=self.spec.id,
+                    prompt_version=self.version,
+                    temperature=self.spec.params.temperature,
+                    scale_min=0.0,
+                    scale_max=1.0,
+                    extra=extra,
+                )
+            )
         return out
 
     def _failed(self, dimension: str, reason: str, raw: str, extra: dict) -> Judgment:
-        return Judgment(kind=self.kind, dimension=dimension, score=None, rationale="", raw=raw, parse_ok=False,
-                        judge_model=self.spec.id, prompt_version=self.version,
-                        temperature=self.spec.params.temperature, scale_min=0.0, scale_max=1.0, error=reason,
-                        extra=extra)
+        return Judgment(
+            kind=self.kind,
+            dimension=dimension,
+            score=None,
+            rationale="",
+            raw=raw,
+            parse_ok=False,
+            judge_model=self.spec.id,
+            prompt_version=self.version,
+            temperature=self.spec.params.temperature,
+            scale_min=0.0,
+            scale_max=1.0,
+            error=reason,
+            extra=extra,
+        )
 
 
 def micro_prf(extras: Iterable[dict]):
     """Micro-averaged P/R/F1 over instances (CUPID) from the ``extra`` of stored ``precision``
     judgments (each holds both coverage lists). Instances without coverage are skipped."""
-    instances = [(e["inferred_coverage"], e["gold_coverage"]) for e in extras
-                 if "inferred_coverage" in e and "gold_coverage" in e]
+    instances = [
+        (e["inferred_coverage"], e["gold_coverage"])
+        for e in extras
+        if "inferred_coverage" in e and "gold_coverage" in e
+    ]
     return checklist_prf(instances)

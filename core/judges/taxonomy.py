@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import asyncio
 
-from core.calls import Complete
 from core.judges.base import JudgeInput, Judgment
 from core.judges.common import item_preference, judge_spec, messages, missing_input, to_judgment
 from core.judges.parsing import parse_label
 from core.judges.templates import template
+from core.providers.calls import Complete
 
 CHECKS = ("acknowledge", "hallucinate", "violate", "helpful")
 DIMENSION = {"acknowledge": "acknowledged", "hallucinate": "hallucinated", "violate": "violated", "helpful": "helpful"}
@@ -57,14 +57,24 @@ class TaxonomyJudge:
     def prompt(self, check: str, preference: str, query: str, response: str):
         shared = template("prefeval", "shared")
         question = template("prefeval", check).fields["question"]
-        return messages(shared.fields["system"], shared.text("user", preference=preference, query=query,
-                                                             response=response, question=question))
+        return messages(
+            shared.fields["system"],
+            shared.text("user", preference=preference, query=query, response=response, question=question),
+        )
 
     async def judge(self, item: JudgeInput, complete: Complete) -> list[Judgment]:
         preference = item_preference(item)
         if not preference:
-            return [missing_input(kind=self.kind, dimension="label", judge_model=self.spec.id, version=self.version,
-                                  reason="the query has no target preference", scale=(0.0, 1.0))]
+            return [
+                missing_input(
+                    kind=self.kind,
+                    dimension="label",
+                    judge_model=self.spec.id,
+                    version=self.version,
+                    reason="the query has no target preference",
+                    scale=(0.0, 1.0),
+                )
+            ]
         checks = list(await asyncio.gather(*(self._check(c, preference, item, complete) for c in CHECKS)))
         return [*checks, self.label(checks)]
 
@@ -72,17 +82,40 @@ class TaxonomyJudge:
         completion = await complete(self.spec, self.prompt(check, preference, item.query.text, item.response_text))
         parsed = parse_label(completion.text, YES_NO, key=("answer",)) if completion.ok else None
         score = None if parsed is None or not parsed.ok else (1.0 if parsed.value == "yes" else 0.0)
-        return to_judgment(kind=self.kind, dimension=DIMENSION[check], spec=self.spec, version=self.version,
-                           completion=completion, parsed=parsed, scale=(0.0, 1.0), score=score)
+        return to_judgment(
+            kind=self.kind,
+            dimension=DIMENSION[check],
+            spec=self.spec,
+            version=self.version,
+            completion=completion,
+            parsed=parsed,
+            scale=(0.0, 1.0),
+            score=score,
+        )
 
     def label(self, checks: list[Judgment]) -> Judgment:
-        base = dict(kind=self.kind, dimension="label", judge_model=self.spec.id, prompt_version=self.version,
-                    temperature=self.spec.params.temperature, scale_min=0.0, scale_max=1.0, raw="")
+        base = dict(
+            kind=self.kind,
+            dimension="label",
+            judge_model=self.spec.id,
+            prompt_version=self.version,
+            temperature=self.spec.params.temperature,
+            scale_min=0.0,
+            scale_max=1.0,
+            raw="",
+        )
         failed = [c.dimension for c in checks if not c.parse_ok]
         if failed:
-            return Judgment(score=None, rationale="", parse_ok=False, error=f"check(s) {failed} failed; no label", **base)
+            return Judgment(
+                score=None, rationale="", parse_ok=False, error=f"check(s) {failed} failed; no label", **base
+            )
         v = {c.dimension: bool(c.score) for c in checks}
         name = classify(v["acknowledged"], v["hallucinated"], v["violated"], v["helpful"])
         why = ", ".join(f"{k}={'yes' if b else 'no'}" for k, b in v.items())
-        return Judgment(score=1.0 if name == "accurate" else 0.0, rationale=f"{name} ({why})", parse_ok=True,
-                        extra={"label": name, **v}, **base)
+        return Judgment(
+            score=1.0 if name == "accurate" else 0.0,
+            rationale=f"{name} ({why})",
+            parse_ok=True,
+            extra={"label": name, **v},
+            **base,
+        )

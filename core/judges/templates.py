@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import tomllib
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 
 
@@ -30,7 +30,7 @@ class Template:
             raise KeyError(f"template {self.family}.{self.key} has no field {name!r}") from None
 
 
-@lru_cache(maxsize=None)
+@cache
 def family(name: str) -> dict:
     raw = resources.files("core.judges").joinpath("prompts", f"{name}.toml").read_text(encoding="utf-8")
     return tomllib.loads(raw)
@@ -44,8 +44,7 @@ def template(family_name: str, key: str) -> Template:
     version = table.get("version") or data.get("version") or ""
     if not version:
         raise KeyError(f"core/judges/prompts/{family_name}.toml [{key}] has no version id")
-    return Template(family_name, key, version, table.get("source", ""), bool(table.get("verbatim", False)),
-                    dict(table))
+    return Template(family_name, key, version, table.get("source", ""), bool(table.get("verbatim", False)), dict(table))
 
 
 def fill(text: str, **values: object) -> str:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from core.context import BuiltContext
+    from core.history.types import BuiltContext
     from core.model import Query
     from core.plan import PromptPlan
 
@@ -34,29 +34,118 @@ class MethodInfo:
 METHODS: dict[str, MethodInfo] = {
     m.name: m
     for m in [
-        MethodInfo("zero-shot", "RealPref", "History, then the question; no help.", "RealPref §4 (Methods)", "realpref:zero_shot"),
-        MethodInfo("reminder", "RealPref", "One reminder sentence before the question.", "RealPref App. C.2", "realpref:reminder"),
-        MethodInfo("fewshot-cot", "RealPref", "Reminder + 3 worked examples + closing instruction.", "RealPref App. C.2", "realpref:fewshot_cot"),
-        MethodInfo("rag", "RealPref", "Reminder + top-k history turns most similar to the question.", "RealPref App. C.2", "realpref:rag"),
-        MethodInfo("np", "InterPref", "No prompt: the vanilla model with the history.", "InterPref §4.3", "interpref:no_prompt"),
-        MethodInfo("td", "InterPref", "Task-description system prompt.", "InterPref §4.3, Fig. 14", "interpref:task_description"),
-        MethodInfo("cot", "InterPref", "Task description + persona-then-answer reasoning.", "InterPref §4.3, Fig. 14", "interpref:chain_of_thought"),
-        MethodInfo("workflow", "InterPref", "Two calls: relevant preferences from history, then answer.", "InterPref §4.3, App. E", "interpref:workflow", steps=2),
-        MethodInfo("cupid-generate", "CUPID", "Response from the interaction log.", "CUPID §4, Fig. 22", "cupid:generation"),
-        MethodInfo("cupid-infer", "CUPID", "Infer the user's preference (≤30 words).", "CUPID §4, Fig. 21", "cupid:inference"),
-        MethodInfo("summary-memory", "CUPID", "Summarise every session, then answer from the summaries.", "CUPID §4.2.3, Figs 23+22", "cupid:summary_memory", steps=2),
-        MethodInfo("self-critic", "PrefEval", "Answer, critique against preferences, revise.", "PrefEval (Zhao et al. 2025); prompts ours", "prefeval:self_critic", steps=3),
-        MethodInfo("recentering", "Re-Centering", "Extract attributes → select relevant → generate.", "Re-Centering §3–6", "recentering:pipeline", steps=3),
-        MethodInfo("generic", "Re-Centering", "The query alone, without history (generic response).", "Re-Centering §6", "recentering:generic", uses_history=False),
+        MethodInfo(
+            "zero-shot",
+            "RealPref",
+            "History, then the question; no help.",
+            "RealPref §4 (Methods)",
+            "realpref:zero_shot",
+        ),
+        MethodInfo(
+            "reminder",
+            "RealPref",
+            "One reminder sentence before the question.",
+            "RealPref App. C.2",
+            "realpref:reminder",
+        ),
+        MethodInfo(
+            "fewshot-cot",
+            "RealPref",
+            "Reminder + 3 worked examples + closing instruction.",
+            "RealPref App. C.2",
+            "realpref:fewshot_cot",
+        ),
+        MethodInfo(
+            "rag",
+            "RealPref",
+            "Reminder + top-k history turns most similar to the question.",
+            "RealPref App. C.2",
+            "realpref:rag",
+        ),
+        MethodInfo(
+            "np", "InterPref", "No prompt: the vanilla model with the history.", "InterPref §4.3", "interpref:no_prompt"
+        ),
+        MethodInfo(
+            "td",
+            "InterPref",
+            "Task-description system prompt.",
+            "InterPref §4.3, Fig. 14",
+            "interpref:task_description",
+        ),
+        MethodInfo(
+            "cot",
+            "InterPref",
+            "Task description + persona-then-answer reasoning.",
+            "InterPref §4.3, Fig. 14",
+            "interpref:chain_of_thought",
+        ),
+        MethodInfo(
+            "workflow",
+            "InterPref",
+            "Two calls: relevant preferences from history, then answer.",
+            "InterPref §4.3, App. E",
+            "interpref:workflow",
+            steps=2,
+        ),
+        MethodInfo(
+            "cupid-generate", "CUPID", "Response from the interaction log.", "CUPID §4, Fig. 22", "cupid:generation"
+        ),
+        MethodInfo(
+            "cupid-infer", "CUPID", "Infer the user's preference (≤30 words).", "CUPID §4, Fig. 21", "cupid:inference"
+        ),
+        MethodInfo(
+            "summary-memory",
+            "CUPID",
+            "Summarise every session, then answer from the summaries.",
+            "CUPID §4.2.3, Figs 23+22",
+            "cupid:summary_memory",
+            steps=2,
+        ),
+        MethodInfo(
+            "self-critic",
+            "PrefEval",
+            "Answer, critique against preferences, revise.",
+            "PrefEval (Zhao et al. 2025); prompts ours",
+            "prefeval:self_critic",
+            steps=3,
+        ),
+        MethodInfo(
+            "recentering",
+            "Re-Centering",
+            "Extract attributes → select relevant → generate.",
+            "Re-Centering §3–6",
+            "recentering:pipeline",
+            steps=3,
+        ),
+        MethodInfo(
+            "generic",
+            "Re-Centering",
+            "The query alone, without history (generic response).",
+            "Re-Centering §6",
+            "recentering:generic",
+            uses_history=False,
+        ),
     ]
 }
 
 _ALIASES = {
-    "zero_shot": "zero-shot", "zeroshot": "zero-shot", "fewshot": "fewshot-cot", "few-shot-cot": "fewshot-cot",
-    "fewshot_cot": "fewshot-cot", "few-shot": "fewshot-cot", "no-prompt": "np", "wf": "workflow",
-    "generation": "cupid-generate", "cupid_generate": "cupid-generate", "inference": "cupid-infer",
-    "cupid_infer": "cupid-infer", "summary_memory": "summary-memory", "self_critic": "self-critic",
-    "re-centering": "recentering", "pipeline": "recentering", "no-history": "generic",
+    "zero_shot": "zero-shot",
+    "zeroshot": "zero-shot",
+    "fewshot": "fewshot-cot",
+    "few-shot-cot": "fewshot-cot",
+    "fewshot_cot": "fewshot-cot",
+    "few-shot": "fewshot-cot",
+    "no-prompt": "np",
+    "wf": "workflow",
+    "generation": "cupid-generate",
+    "cupid_generate": "cupid-generate",
+    "inference": "cupid-infer",
+    "cupid_infer": "cupid-infer",
+    "summary_memory": "summary-memory",
+    "self_critic": "self-critic",
+    "re-centering": "recentering",
+    "pipeline": "recentering",
+    "no-history": "generic",
 }
 
 

@@ -108,7 +108,7 @@ _NO_PHRASE = re.compile(
 
 
 def parse_yes_no(text: str) -> str | None:
-    """"yes" / "no" from a reply that commits to one, else ``None``.
+    """ "yes" / "no" from a reply that commits to one, else ``None``.
 
     Decides on the opening word ("Yes, …", "No.", "Absolutely not", "Nope") or on an explicit
     phrase anywhere ("I'd say no", "my answer is yes"). "Yes and no", or phrases for both, is None.

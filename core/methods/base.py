@@ -5,13 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from core.history.tokens import DEFAULT_ENCODING, count_messages
 from core.methods.answers import answer_format
 from core.model import Query
 from core.plan import ContextEntry, Message, PromptPlan, PromptStep, RetrievedTurn
-from core.tokens import DEFAULT_ENCODING, count_messages
 
 if TYPE_CHECKING:
-    from core.context import BuiltContext
+    from core.history.types import BuiltContext
     from core.ports import EmbeddingCache
 
 
@@ -52,7 +52,8 @@ def make_plan(
         answer_format=answer_format_override or answer_format(query),
         history_tokens=ctx.history_tokens if uses_history else 0,
         context=[ContextEntry(session_id=cs.key, tokens=cs.tokens, filler=cs.is_filler) for cs in ctx.sessions]
-        if uses_history else [],
+        if uses_history
+        else [],
         evidence=list(ctx.evidence) if uses_history else [],
         retrieved=list(retrieved or []),
         notes=list(ctx.notes) + list(notes or []),

@@ -11,12 +11,12 @@ from __future__ import annotations
 import json
 import re
 
+from core.history.tokens import DEFAULT_ENCODING
 from core.methods import prompts
 from core.methods.base import MethodOptions, make_plan, make_step
 from core.methods.render import interaction_log, question_text, single_session_log
 from core.model import Query, Session
 from core.plan import Message, PromptPlan
-from core.tokens import DEFAULT_ENCODING
 
 F = "cupid"
 
@@ -29,7 +29,13 @@ def generation(ctx, query: Query, opts: MethodOptions) -> PromptPlan:
     user = prompts.text(F, "generate_user", interaction_sessions=interaction_log(ctx), request=question_text(query))
     msgs = _pair(prompts.text(F, "generate_system"), user)
     notes = ["interaction-log layout (### Session n / User: / AI:) is prefscope's; CUPID does not print it"]
-    return make_plan("cupid-generate", [make_step("answer", msgs, "Fig. 22: interaction log + request", opts.encoding)], ctx, query, notes=notes)
+    return make_plan(
+        "cupid-generate",
+        [make_step("answer", msgs, "Fig. 22: interaction log + request", opts.encoding)],
+        ctx,
+        query,
+        notes=notes,
+    )
 
 
 def inference(ctx, query: Query, opts: MethodOptions) -> PromptPlan:
@@ -42,7 +48,9 @@ def inference(ctx, query: Query, opts: MethodOptions) -> PromptPlan:
 
 
 def summary_memory(ctx, query: Query, opts: MethodOptions) -> PromptPlan:
-    first = _pair(prompts.text(F, "summarise_system"), prompts.text(F, "summarise_user", interaction_log=interaction_log(ctx)))
+    first = _pair(
+        prompts.text(F, "summarise_system"), prompts.text(F, "summarise_user", interaction_log=interaction_log(ctx))
+    )
     second = _pair(
         prompts.text(F, "generate_system"),
         prompts.text(F, "generate_user", interaction_sessions="{{output:summaries}}", request=question_text(query)),
@@ -56,7 +64,10 @@ def summary_memory(ctx, query: Query, opts: MethodOptions) -> PromptPlan:
 
 def session_summary_plan(session: Session, encoding: str = DEFAULT_ENCODING) -> PromptPlan:
     """The Fig. 23 call that summarises ONE session (the summaries context setting, cached per session)."""
-    msgs = _pair(prompts.text(F, "summarise_system"), prompts.text(F, "summarise_user", interaction_log=single_session_log(session)))
+    msgs = _pair(
+        prompts.text(F, "summarise_system"),
+        prompts.text(F, "summarise_user", interaction_log=single_session_log(session)),
+    )
     return PromptPlan(
         method="cupid-session-summary",
         steps=[make_step("summary", msgs, f"Fig. 23 summary of session {session.id}", encoding)],

@@ -13,20 +13,34 @@ F = "interpref"
 
 def no_prompt(ctx, query: Query, opts: MethodOptions) -> PromptPlan:
     msgs = conversation(ctx, question_text(query))
-    return make_plan("np", [make_step("answer", msgs, "history, then the query (no instructions)", opts.encoding)], ctx, query)
+    return make_plan(
+        "np", [make_step("answer", msgs, "history, then the query (no instructions)", opts.encoding)], ctx, query
+    )
 
 
 def task_description(ctx, query: Query, opts: MethodOptions) -> PromptPlan:
     msgs = conversation(ctx, question_text(query), system=prompts.text(F, "td_system"))
     notes = ["TD = Fig. 14's task description and instructions as the system prompt (output format left out)"]
-    return make_plan("td", [make_step("answer", msgs, "task-description system prompt, history, query", opts.encoding)], ctx, query, notes=notes)
+    return make_plan(
+        "td",
+        [make_step("answer", msgs, "task-description system prompt, history, query", opts.encoding)],
+        ctx,
+        query,
+        notes=notes,
+    )
 
 
 def chain_of_thought(ctx, query: Query, opts: MethodOptions) -> PromptPlan:
     system = prompts.text(F, "td_system") + "\n\n" + prompts.text(F, "cot_format")
     msgs = conversation(ctx, prompts.text(F, "cot_query", query=question_text(query)), system=system)
     notes = ["CoT = the full Fig. 14 prompt: TD plus 'persona:' reasoning before 'Answer:'"]
-    return make_plan("cot", [make_step("answer", msgs, "TD + persona-then-answer format, history, query", opts.encoding)], ctx, query, notes=notes)
+    return make_plan(
+        "cot",
+        [make_step("answer", msgs, "TD + persona-then-answer format, history, query", opts.encoding)],
+        ctx,
+        query,
+        notes=notes,
+    )
 
 
 def workflow(ctx, query: Query, opts: MethodOptions) -> PromptPlan:

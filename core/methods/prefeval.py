@@ -19,11 +19,14 @@ def self_critic(ctx, query: Query, opts: MethodOptions) -> PromptPlan:
     q = question_text(query)
     first = conversation(ctx, q)
     history = history_messages(ctx)
-    second = merge_same_role(history + [
-        Message(role="user", content=q),
-        Message(role="assistant", content="{{output:answer}}"),
-        Message(role="user", content=prompts.text(F, "critique")),
-    ])
+    second = merge_same_role(
+        history
+        + [
+            Message(role="user", content=q),
+            Message(role="assistant", content="{{output:answer}}"),
+            Message(role="user", content=prompts.text(F, "critique")),
+        ]
+    )
     third = second + [
         Message(role="assistant", content="{{output:critique}}"),
         Message(role="user", content=prompts.text(F, "revise")),

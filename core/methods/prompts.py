@@ -8,11 +8,11 @@ published text (JSON schemas, ``{{output:step}}`` markers) pass through untouche
 from __future__ import annotations
 
 import tomllib
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 
 
-@lru_cache(maxsize=None)
+@cache
 def family(name: str) -> dict[str, dict]:
     """All templates of one family (one TOML file)."""
     text = resources.files("core.methods").joinpath("templates", f"{name}.toml").read_text(encoding="utf-8")

@@ -23,14 +23,20 @@ def zero_shot(ctx, query: Query, opts: MethodOptions) -> PromptPlan:
 def reminder(ctx, query: Query, opts: MethodOptions) -> PromptPlan:
     final = prompts.text(F, "reminder") + "\n\n" + question_text(query)
     msgs = conversation(ctx, final)
-    return make_plan("reminder", [make_step("answer", msgs, "history, reminder sentence, question", opts.encoding)], ctx, query)
+    return make_plan(
+        "reminder", [make_step("answer", msgs, "history, reminder sentence, question", opts.encoding)], ctx, query
+    )
 
 
 def fewshot_block() -> str:
     lines = [prompts.text(F, "fewshot_intro")]
     for n in (1, 2, 3):
         ex = prompts.template(F, f"fewshot_example_{n}")
-        lines.append(prompts.text(F, "fewshot_example", n=n, preference=ex["preference"], query=ex["query"], response=ex["response"]))
+        lines.append(
+            prompts.text(
+                F, "fewshot_example", n=n, preference=ex["preference"], query=ex["query"], response=ex["response"]
+            )
+        )
     lines.append(prompts.text(F, "fewshot_closing"))
     return "\n".join(lines)
 
@@ -39,13 +45,19 @@ def fewshot_cot(ctx, query: Query, opts: MethodOptions) -> PromptPlan:
     final = fewshot_block() + "\n\n" + question_text(query)
     msgs = conversation(ctx, final)
     notes = ["few-shot examples 2 and 3 are prefscope's own (the paper publishes only example 1)"]
-    return make_plan("fewshot-cot", [make_step("answer", msgs, "history, reminder + 3 worked examples, question", opts.encoding)], ctx, query, notes=notes)
+    return make_plan(
+        "fewshot-cot",
+        [make_step("answer", msgs, "history, reminder + 3 worked examples, question", opts.encoding)],
+        ctx,
+        query,
+        notes=notes,
+    )
 
 
 def retrieve_for(ctx, query: Query, opts: MethodOptions) -> list[RetrievedTurn]:
     if opts.retrieved is not None:
         return list(opts.retrieved)
-    from core.retrieval import Embedder, retrieve
+    from core.history.retrieval import Embedder, retrieve
 
     embedder = None
     if opts.retriever == "embedding":
@@ -68,11 +80,19 @@ def rag_block(ctx, retrieved: list[RetrievedTurn]) -> str:
 
 def rag(ctx, query: Query, opts: MethodOptions) -> PromptPlan:
     retrieved = retrieve_for(ctx, query, opts)
-    notes = [f"retrieval: {opts.retriever if opts.retrieved is None else 'given'}, top {opts.k}"
-             + (f" ({opts.embedding_model}; the paper used princeton-nlp/sup-simcse-roberta-large)" if opts.retriever == "embedding" and opts.retrieved is None else "")]
+    notes = [
+        f"retrieval: {opts.retriever if opts.retrieved is None else 'given'}, top {opts.k}"
+        + (
+            f" ({opts.embedding_model}; the paper used princeton-nlp/sup-simcse-roberta-large)"
+            if opts.retriever == "embedding" and opts.retrieved is None
+            else ""
+        )
+    ]
     if len(retrieved) < opts.k:
         notes.append(f"only {len(retrieved)} turns available to retrieve (asked for {opts.k})")
     final = rag_block(ctx, retrieved) + "\n\n" + question_text(query)
     msgs = conversation(ctx, final)
-    step = make_step("answer", msgs, f"history, reminder + top-{len(retrieved)} retrieved turns, question", opts.encoding)
+    step = make_step(
+        "answer", msgs, f"history, reminder + top-{len(retrieved)} retrieved turns, question", opts.encoding
+    )
     return make_plan("rag", [step], ctx, query, notes=notes, retrieved=retrieved)

@@ -19,12 +19,24 @@ F = "recentering"
 def pipeline(ctx, query: Query, opts: MethodOptions) -> PromptPlan:
     q = question_text(query)
     steps = [
-        make_step("extract", [Message(role="user", content=prompts.text(F, "extract", transcript=transcript(ctx)))],
-                  "stage 1: attributes with reasoning, confidence, evidence turns", opts.encoding),
-        make_step("select", [Message(role="user", content=prompts.text(F, "select", query=q))],
-                  "stage 2: keep the attributes that would change the reply", opts.encoding),
-        make_step("generate", [Message(role="user", content=prompts.text(F, "generate", query=q))],
-                  "stage 3: personalised reply from the selected attributes", opts.encoding),
+        make_step(
+            "extract",
+            [Message(role="user", content=prompts.text(F, "extract", transcript=transcript(ctx)))],
+            "stage 1: attributes with reasoning, confidence, evidence turns",
+            opts.encoding,
+        ),
+        make_step(
+            "select",
+            [Message(role="user", content=prompts.text(F, "select", query=q))],
+            "stage 2: keep the attributes that would change the reply",
+            opts.encoding,
+        ),
+        make_step(
+            "generate",
+            [Message(role="user", content=prompts.text(F, "generate", query=q))],
+            "stage 3: personalised reply from the selected attributes",
+            opts.encoding,
+        ),
     ]
     notes = ["Re-Centering prompts are prefscope's own wording of the paper's criteria"]
     return make_plan("recentering", steps, ctx, query, notes=notes)
@@ -33,5 +45,11 @@ def pipeline(ctx, query: Query, opts: MethodOptions) -> PromptPlan:
 def generic(ctx, query: Query, opts: MethodOptions) -> PromptPlan:
     msgs = [Message(role="user", content=question_text(query))]
     notes = ["generic baseline: the history is not sent"] if ctx.sessions else []
-    return make_plan("generic", [make_step("answer", msgs, "the query alone", opts.encoding)], ctx, query,
-                     notes=notes, uses_history=False)
+    return make_plan(
+        "generic",
+        [make_step("answer", msgs, "the query alone", opts.encoding)],
+        ctx,
+        query,
+        notes=notes,
+        uses_history=False,
+    )

@@ -15,13 +15,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from core.history.dialogue import LOG_ROLES, session_log
 from core.model import MCQ_LETTERS, Query, Session
 from core.plan import Message
 
 if TYPE_CHECKING:
-    from core.context import BuiltContext, ContextSession
-
-LOG_ROLES = {"user": "User", "assistant": "AI"}
+    from core.history.types import BuiltContext, ContextSession
 
 
 def merge_same_role(messages: list[Message]) -> list[Message]:
@@ -56,11 +55,6 @@ def conversation(ctx: BuiltContext, final_user: str, system: str | None = None) 
     msgs += history_messages(ctx)
     msgs.append(Message(role="user", content=final_user))
     return merge_same_role(msgs)
-
-
-def session_log(session: Session) -> str:
-    """One session's turns as ``User:`` / ``AI:`` lines (also the summary cache's hash input)."""
-    return "\n\n".join(f"{LOG_ROLES[t.role]}: {t.content}" for t in session.turns)
 
 
 def interaction_log(ctx: BuiltContext) -> str:

@@ -138,8 +138,12 @@ class AnthropicProvider:
 
 
 def _make_client(base_url: str | None, key: str, max_retries: int) -> anthropic.AsyncAnthropic:
-    return anthropic.AsyncAnthropic(api_key=key, base_url=base_url, max_retries=max_retries,
-                                    http_client=anthropic.DefaultAsyncHttpxClient(verify=ssl_context()))
+    return anthropic.AsyncAnthropic(
+        api_key=key,
+        base_url=base_url,
+        max_retries=max_retries,
+        http_client=anthropic.DefaultAsyncHttpxClient(verify=ssl_context()),
+    )
 
 
 #: Shared by every AnthropicMessagesProvider: the registry makes a provider per call.

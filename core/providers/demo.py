@@ -74,9 +74,9 @@ def _pick(options: list[str], *seed: str) -> str:
 
 
 def count_tokens(text: str) -> int:
-    """``core.tokens.count_tokens`` when that module exists, else ~4 characters per token."""
+    """``core.history.tokens.count_tokens`` when that module exists, else ~4 characters per token."""
     try:
-        from core.tokens import count_tokens as real  # written in parallel; optional
+        from core.history.tokens import count_tokens as real  # written in parallel; optional
     except ImportError:
         return max(1, len(text) // 4) if text else 0
     try:
@@ -114,14 +114,21 @@ class DemoProvider:
     ) -> AsyncIterator[StreamEvent]:
         kind = spec.model
         if kind not in MODELS:
-            yield Error(f"unknown demo model {spec.id!r}; available: " + ", ".join(f"demo:{m}" for m in MODELS),
-                        kind="config", before_first_byte=True)
+            yield Error(
+                f"unknown demo model {spec.id!r}; available: " + ", ".join(f"demo:{m}" for m in MODELS),
+                kind="config",
+                before_first_byte=True,
+            )
             return
         hints = hints or {}
         prompt = apply_hints(dt.read_prompt(messages), messages, hints)
         if kind == "oracle" and not oracle_can_answer(prompt, hints):
-            yield Error("demo:oracle needs the query's gold preference (engine hints); this query has none — "
-                        "pick demo:generic or demo:retrieval", kind="config", before_first_byte=True)
+            yield Error(
+                "demo:oracle needs the query's gold preference (engine hints); this query has none — "
+                "pick demo:generic or demo:retrieval",
+                kind="config",
+                before_first_byte=True,
+            )
             return
         text = (demo_analyst.reply(messages) if kind == "extractor" else None) or compose(kind, prompt, hints)
         pace = self.tokens_per_s / 8 if kind == "slow" else self.tokens_per_s
@@ -133,9 +140,12 @@ class DemoProvider:
         start = self._clock()
         for i, piece in enumerate(pieces):
             if fail_at is not None and i == fail_at:
-                yield Error("demo:flaky dropped the stream on purpose after "
-                            f"{streamed} chars (a scripted failure to show the error pane); retry to see it again",
-                            kind="transport", before_first_byte=streamed == 0)
+                yield Error(
+                    "demo:flaky dropped the stream on purpose after "
+                    f"{streamed} chars (a scripted failure to show the error pane); retry to see it again",
+                    kind="transport",
+                    before_first_byte=streamed == 0,
+                )
                 return
             # An absolute schedule, so sleep overheads do not add up: token i is due at start + (i+1)/pace.
             await self._sleep(max(0.0, start + (i + 1) / pace - self._clock()) if pace > 0 else 0)
@@ -184,7 +194,9 @@ def _open_answer(prompt: dt.Prompt, lead: str | None, personal: list[str] | None
     k0, k1 = ks[0], (ks[1] if len(ks) > 1 else ks[0])
     lines = [lead, ""] if lead else []
     lines += [_pick(_OPENERS, q).format(k0=k0, k1=k1), ""]
-    bullets = [_PERSONAL[(dt.stable_int(q, "p") + i) % len(_PERSONAL)].format(k=k) for i, k in enumerate(personal or [])]
+    bullets = [
+        _PERSONAL[(dt.stable_int(q, "p") + i) % len(_PERSONAL)].format(k=k) for i, k in enumerate(personal or [])
+    ]
     start = dt.stable_int(q, "b")
     for i, k in enumerate(ks[: max(1, 3 - len(bullets))]):
         bullets.append(_BULLETS[(start + i) % len(_BULLETS)].format(k=k))

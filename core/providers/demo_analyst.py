@@ -41,12 +41,14 @@ def _extract(prompt: str) -> str:
             if not (20 <= len(sentence) <= 220) or not _SELF.match(sentence):
                 continue
             strong = bool(_STRONG.search(sentence))
-            found.append({
-                "attribute": f"The user says: \"{sentence}\"",
-                "reasoning": f"stated in the user's own words in {m.group('ref')} (demo extractor: first-person sentence)",
-                "confidence": 0.75 if strong else 0.5,
-                "evidence": [m.group("ref")],
-            })
+            found.append(
+                {
+                    "attribute": f'The user says: "{sentence}"',
+                    "reasoning": f"stated in the user's own words in {m.group('ref')} (demo extractor: first-person sentence)",
+                    "confidence": 0.75 if strong else 0.5,
+                    "evidence": [m.group("ref")],
+                }
+            )
     found.sort(key=lambda a: -a["confidence"])
     return json.dumps({"attributes": found[:MAX_PER_CHUNK]}, ensure_ascii=False)
 
@@ -60,7 +62,9 @@ def _verify(prompt: str) -> str:
     attribute, evidence = _section(prompt, "Attribute"), _section(prompt, "Evidence turns")
     share = dt.overlap(attribute, evidence)
     verdict = "accept" if share >= 0.5 else "uncertain" if share >= 0.2 else "reject"
-    return json.dumps({"verdict": verdict, "reason": f"{share:.0%} of the attribute's words appear in the evidence (demo)"})
+    return json.dumps(
+        {"verdict": verdict, "reason": f"{share:.0%} of the attribute's words appear in the evidence (demo)"}
+    )
 
 
 def _relevance(prompt: str) -> str:
@@ -68,5 +72,9 @@ def _relevance(prompt: str) -> str:
     request = _section(prompt, "The user's request") or _section(prompt, "The user's new request")
     share = dt.overlap(request, fact)
     relevant = share >= 0.15
-    return json.dumps({"relevant": "yes" if relevant else "no",
-                       "reason": f"{share:.0%} of the request's words appear in it (demo word overlap)"})
+    return json.dumps(
+        {
+            "relevant": "yes" if relevant else "no",
+            "reason": f"{share:.0%} of the request's words appear in it (demo word overlap)",
+        }
+    )

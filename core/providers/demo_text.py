@@ -61,7 +61,7 @@ def keywords(text: str, n: int = 3) -> list[str]:
         cue, previous = previous in _NOUN_CUES, w
         if len(w) <= 2 or "'" in w or w in STOPWORDS or w.endswith("ly"):
             continue
-        before = text[max(0, m.start() - 2):m.start()]
+        before = text[max(0, m.start() - 2) : m.start()]
         inside_sentence = m.start() > 0 and not any(c in before for c in ".?!\n")
         score = 2 * cue + 2 * (raw[0].isupper() and inside_sentence) + (len(w) >= 6)
         if w not in scored or score > scored[w][0]:

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from core.providers.events import Error
 from core.providers.streaming import StreamState
 
-
 _JSON_MESSAGE = re.compile(r'"message":\s*"((?:[^"\\]|\\.)*)"')
 _LITELLM_PREFIX = re.compile(r"^(litellm\.\w+: )+(\w+: )?(\w+(Exception|Error) - )?")
 _LITELLM_HANDLE = re.compile(r"\s*Handle with `litellm\.\w+`\.?")
@@ -115,27 +114,33 @@ def classify(exc: BaseException, state: StreamState, fam: Family) -> Error:
     if isinstance(exc, fam.timeout_error):
         return Error(
             f"{label} timed out before responding (retried up to {fam.retries}x); the server may be overloaded "
-            "or the endpoint unreachable", kind="timeout", before_first_byte=bfb,
+            "or the endpoint unreachable",
+            kind="timeout",
+            before_first_byte=bfb,
         )
     if isinstance(exc, fam.connection_error) or isinstance(exc, fam.connect_error):
         cause = exc.__cause__ or exc.__context__
         why = f": {cause}" if cause else ""
         return Error(
             f"could not connect to {label}{why} (retried up to {fam.retries}x); is the server running and the "
-            "base_url right?", kind="transport", before_first_byte=bfb,
+            "base_url right?",
+            kind="transport",
+            before_first_byte=bfb,
         )
     if isinstance(exc, fam.api_error):
         return Error(f"{label} sent an error mid-stream {where}: {_detail(exc)}", kind="stream", before_first_byte=bfb)
     if isinstance(exc, fam.read_timeout):
         return Error(
             f"{label} stream stalled: no data within the read timeout {where}; the partial reply is kept",
-            kind="timeout", before_first_byte=bfb,
+            kind="timeout",
+            before_first_byte=bfb,
         )
     if isinstance(exc, fam.transport_error):
         name = type(exc).__name__
         return Error(
             f"{label} connection dropped mid-stream {where} ({name}: {exc}); the partial reply is kept, retry the call",
-            kind="transport", before_first_byte=bfb,
+            kind="transport",
+            before_first_byte=bfb,
         )
     if isinstance(exc, json.JSONDecodeError):
         return Error(f"{label} sent a malformed stream frame {where}: {exc}", kind="stream", before_first_byte=bfb)
@@ -150,20 +155,42 @@ def _http_error(exc: BaseException, status: int | None, detail: str, state: Stre
         wait = f" (retry-after {ra:g}s)" if ra is not None else ""
         return Error(
             f"429 rate limited by {label}{wait} {retried}: {detail}. Wait, lower concurrency, or raise max_retries",
-            kind="rate_limit", status=429, before_first_byte=True, retry_after=ra,
+            kind="rate_limit",
+            status=429,
+            before_first_byte=True,
+            retry_after=ra,
         )
     if status in (401, 403):
-        advice = f"check the key in ${fam.key_env}" if fam.key_env else "check the key for this endpoint or litellm route"
-        return Error(f"{status} {label} refused the credentials: {detail}; {advice}", kind="http", status=status,
-                     before_first_byte=True)
+        advice = (
+            f"check the key in ${fam.key_env}" if fam.key_env else "check the key for this endpoint or litellm route"
+        )
+        return Error(
+            f"{status} {label} refused the credentials: {detail}; {advice}",
+            kind="http",
+            status=status,
+            before_first_byte=True,
+        )
     if status == 404:
-        return Error(f"404 from {label}: {detail}; check the model name and the base_url", kind="http", status=404,
-                     before_first_byte=True)
+        return Error(
+            f"404 from {label}: {detail}; check the model name and the base_url",
+            kind="http",
+            status=404,
+            before_first_byte=True,
+        )
     if status in (400, 422):
-        return Error(f"{status} {label} rejected the request: {detail}; check the model params (max_tokens, "
-                     "temperature, reasoning_effort) and the context length", kind="http", status=status,
-                     before_first_byte=True)
+        return Error(
+            f"{status} {label} rejected the request: {detail}; check the model params (max_tokens, "
+            "temperature, reasoning_effort) and the context length",
+            kind="http",
+            status=status,
+            before_first_byte=True,
+        )
     if status is not None and status >= 500:
-        return Error(f"{status} server error from {label} {retried}: {detail}; try again later", kind="http",
-                     status=status, before_first_byte=True, retry_after=retry_after(exc))
+        return Error(
+            f"{status} server error from {label} {retried}: {detail}; try again later",
+            kind="http",
+            status=status,
+            before_first_byte=True,
+            retry_after=retry_after(exc),
+        )
     return Error(f"{status} from {label}: {detail}", kind="http", status=status, before_first_byte=True)

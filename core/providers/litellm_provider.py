@@ -66,7 +66,9 @@ class LiteLLMProvider:
         try:
             litellm = await asyncio.to_thread(load_litellm)
         except ImportError as exc:
-            yield Error(f"litellm is not importable ({exc}); reinstall prefscope", kind="config", before_first_byte=True)
+            yield Error(
+                f"litellm is not importable ({exc}); reinstall prefscope", kind="config", before_first_byte=True
+            )
             return
         label = f"litellm {spec.model}" + (f" at {spec.base_url}" if spec.base_url else "")
         producer = self._produce(litellm, spec, messages)

@@ -70,9 +70,7 @@ class OpenAIChatProvider:
             )
             return
         producer = self._produce(spec, messages, base_url, key or NO_KEY)
-        async for event in guarded(
-            producer, timeout_s=spec.params.timeout_s, label=label, classify=self._classify
-        ):
+        async for event in guarded(producer, timeout_s=spec.params.timeout_s, label=label, classify=self._classify):
             yield event
 
     def cost_usd(self, spec: ModelSpec, input_tokens: int | None, output_tokens: int | None) -> float | None:
@@ -115,15 +113,20 @@ class OpenAIChatProvider:
         )
         client = _CLIENTS.get(base_url, key, self.max_retries)
         stream = await client.chat.completions.create(
-            **self.request_kwargs(spec, messages, hosted=base_url is None), timeout=timeout)
+            **self.request_kwargs(spec, messages, hosted=base_url is None), timeout=timeout
+        )
         async with stream:
             async for event in openai_chunk_events(stream):
                 yield event
 
 
 def _make_client(base_url: str | None, key: str, max_retries: int) -> openai.AsyncOpenAI:
-    return openai.AsyncOpenAI(api_key=key, base_url=base_url, max_retries=max_retries,
-                              http_client=openai.DefaultAsyncHttpxClient(verify=ssl_context()))
+    return openai.AsyncOpenAI(
+        api_key=key,
+        base_url=base_url,
+        max_retries=max_retries,
+        http_client=openai.DefaultAsyncHttpxClient(verify=ssl_context()),
+    )
 
 
 #: Shared by every OpenAIChatProvider: the registry makes a provider per call.

@@ -23,18 +23,24 @@ from core.providers.events import Delta, Done, Error, StreamEvent, Usage
 _NOT_HASHED = {"timeout_s"}
 
 
-def request_hash(provider_model_id: str, messages: list[Message] | list[dict], params: ModelParams | dict | None = None) -> str:
+def request_hash(
+    provider_model_id: str, messages: list[Message] | list[dict], params: ModelParams | dict | None = None
+) -> str:
     """sha256 of a canonical JSON of (model id, messages, params). Never includes keys or base_url."""
     if isinstance(params, ModelParams):
         params = params.model_dump()
     clean = {k: v for k, v in (params or {}).items() if v is not None and k not in _NOT_HASHED}
     msgs = [
-        {"role": m.role, "content": m.content} if isinstance(m, Message) else {"role": m["role"], "content": m["content"]}
+        {"role": m.role, "content": m.content}
+        if isinstance(m, Message)
+        else {"role": m["role"], "content": m["content"]}
         for m in messages
     ]
     canonical = json.dumps(
         {"model": provider_model_id, "messages": msgs, "params": clean},
-        sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
     )
     return hashlib.sha256(canonical.encode()).hexdigest()
 

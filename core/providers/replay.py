@@ -46,8 +46,11 @@ class ReplayProvider:
 
     async def stream(self, spec: ModelSpec, messages: list[Message]) -> AsyncIterator[StreamEvent]:
         if self.cache is None:
-            yield Error("replay needs a response cache: open prefscope with a database (or pass one to the "
-                        "provider registry)", kind="config", before_first_byte=True)
+            yield Error(
+                "replay needs a response cache: open prefscope with a database (or pass one to the provider registry)",
+                kind="config",
+                before_first_byte=True,
+            )
             return
         key = self.lookup_key(spec, messages)
         record = self.cache.get(key)

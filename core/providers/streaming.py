@@ -94,4 +94,3 @@ async def openai_chunk_events(chunks) -> AsyncIterator[StreamEvent]:
     if usage is not None:
         yield Usage(usage.prompt_tokens, usage.completion_tokens)
     yield Done(finish)
-

@@ -19,13 +19,13 @@ import datetime as dt
 import importlib
 import pkgutil
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Callable
 
 from sqlite_utils import Database
 
-from storage.db import transaction
+from storage.transactions import transaction
 
 _NAME = re.compile(r"^m(\d{3})_[a-z0-9_]+$")
 

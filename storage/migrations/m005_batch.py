@@ -1,6 +1,6 @@
 """005: batch cells — one row per (batch, cell key), so a grid can be resumed.
 
-A cell key is the sha256 of a run's spec without its run id or label (``core.batch.cell_key``).
+A cell key is the sha256 of a run's spec without its run id or label (``core.run.batch.cell_key``).
 ``run_id`` is the latest run made for the cell; earlier attempts stay in ``runs`` (their
 ``label`` is the batch name) and ``attempts`` counts them. No foreign key to ``runs``: deleting a
 run must not make the batch forget that the cell was tried.

@@ -32,7 +32,9 @@ def test_run_stores_then_replay_reproduces_the_answer(tmp_path):
 
 
 def test_replay_without_a_recording_says_how_to_make_one(tmp_path):
-    result = run("--db", str(tmp_path / "r.db"), "run", "maya", "p3-open", "--model", "demo:oracle", "--replay", "--plain")
+    result = run(
+        "--db", str(tmp_path / "r.db"), "run", "maya", "p3-open", "--model", "demo:oracle", "--replay", "--plain"
+    )
     assert result.exit_code == 0
     conn = open_db(str(tmp_path / "r.db"))
     (resp,) = load_run(conn, list_runs(conn)[0].id).final_responses()

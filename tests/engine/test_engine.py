@@ -7,14 +7,22 @@ import asyncio
 
 import pytest
 
-from core.engine import Engine, EngineOptions
 from core.formats.native import load_file
 from core.judges.base import Judgment
 from core.plan import Message, PromptPlan, PromptStep
 from core.providers.base import ModelSpec
 from core.providers.demo import DemoProvider
 from core.providers.events import Delta, Done, Error, Usage
-from core.run import JudgeScored, ResponseFinished, ResponseStarted, RunFinished, RunSpec, RunStarted, TokensArrived
+from core.run.engine import Engine, EngineOptions
+from core.run.spec import (
+    JudgeScored,
+    ResponseFinished,
+    ResponseStarted,
+    RunFinished,
+    RunSpec,
+    RunStarted,
+    TokensArrived,
+)
 from tests.conftest import SAMPLE_DATA
 
 
@@ -24,7 +32,10 @@ def maya():
 
 
 def one_step_plan(question: str) -> PromptPlan:
-    return PromptPlan(method="zero-shot", steps=[PromptStep(name="answer", messages=[Message(role="user", content=question)], tokens=10)])
+    return PromptPlan(
+        method="zero-shot",
+        steps=[PromptStep(name="answer", messages=[Message(role="user", content=question)], tokens=10)],
+    )
 
 
 def spec_for(models: list[str], query: str = "p1-open") -> RunSpec:
@@ -67,7 +78,9 @@ async def test_models_stream_concurrently_and_each_finishes(maya):
 async def test_one_failing_model_does_not_affect_the_others(maya):
     events = Collector()
     engine = Engine(demo_only(), events)
-    await engine.run(spec_for(["demo:generic", "demo:flaky", "demo:oracle"]), one_step_plan("What should I cook?"), maya)
+    await engine.run(
+        spec_for(["demo:generic", "demo:flaky", "demo:oracle"]), one_step_plan("What should I cook?"), maya
+    )
     by_slot = {f.slot: f for f in events.of(ResponseFinished)}
     assert by_slot[1].status == "error" and "flaky" in by_slot[1].error
     assert by_slot[1].text, "the partial answer streamed before the failure is kept"
@@ -79,8 +92,14 @@ async def test_cancelling_one_slot_keeps_its_partial_text_and_spares_the_others(
     events = Collector()
     engine = Engine(demo_only(pace=60), events)
     handles = []
-    task = asyncio.create_task(engine.run(spec_for(["demo:generic", "demo:retrieval"]),
-                                          one_step_plan(maya.query("p1-open").text), maya, on_handle=handles.append))
+    task = asyncio.create_task(
+        engine.run(
+            spec_for(["demo:generic", "demo:retrieval"]),
+            one_step_plan(maya.query("p1-open").text),
+            maya,
+            on_handle=handles.append,
+        )
+    )
     while not any(isinstance(e, TokensArrived) for e in events):
         await asyncio.sleep(0.01)
     await asyncio.sleep(0.1)
@@ -95,7 +114,9 @@ async def test_cancelling_one_slot_keeps_its_partial_text_and_spares_the_others(
 async def test_cancelling_the_whole_run_stops_every_model(maya):
     events = Collector()
     engine = Engine(demo_only(pace=30), events)
-    task = asyncio.create_task(engine.run(spec_for(["demo:generic", "demo:oracle"]), one_step_plan("Plan a trip"), maya))
+    task = asyncio.create_task(
+        engine.run(spec_for(["demo:generic", "demo:oracle"]), one_step_plan("Plan a trip"), maya)
+    )
     while not any(isinstance(e, TokensArrived) for e in events):
         await asyncio.sleep(0.01)
     task.cancel()
@@ -120,8 +141,13 @@ class FailsThenAnswers:
         if self.calls <= self.failures:
             if self.after_first_byte:
                 yield Delta("partial ")
-            yield Error("429 rate limited", kind="rate_limit", status=429,
-                        before_first_byte=not self.after_first_byte, retry_after=0.0)
+            yield Error(
+                "429 rate limited",
+                kind="rate_limit",
+                status=429,
+                before_first_byte=not self.after_first_byte,
+                retry_after=0.0,
+            )
             return
         yield Delta("fine")
         yield Usage(3, 1)
@@ -156,7 +182,8 @@ async def test_gives_up_after_the_configured_retries(maya):
     provider = FailsThenAnswers(failures=5)
     events = Collector()
     await Engine(lambda s: provider, events, options=EngineOptions(retries=1)).run(
-        spec_for(["scripted:m"]), one_step_plan("hi"), maya)
+        spec_for(["scripted:m"]), one_step_plan("hi"), maya
+    )
     (finished,) = events.of(ResponseFinished)
     assert finished.status == "error" and "429" in finished.error and provider.calls == 2
 
@@ -178,10 +205,13 @@ async def test_multi_step_plan_feeds_earlier_output_into_later_steps(maya):
             yield Delta(f"out{len(seen)}")
             yield Done("stop")
 
-    plan = PromptPlan(method="workflow", steps=[
-        PromptStep(name="summarise", messages=[Message(role="user", content="summarise")]),
-        PromptStep(name="answer", messages=[Message(role="user", content="prefs: {{output:summarise}}")]),
-    ])
+    plan = PromptPlan(
+        method="workflow",
+        steps=[
+            PromptStep(name="summarise", messages=[Message(role="user", content="summarise")]),
+            PromptStep(name="answer", messages=[Message(role="user", content="prefs: {{output:summarise}}")]),
+        ],
+    )
     events = Collector()
     await Engine(lambda s: Echo(0), events).run(spec_for(["scripted:m"]), plan, maya)
     assert seen[1][0].content == "prefs: out1"
@@ -195,8 +225,18 @@ async def test_judges_score_each_final_answer_and_a_broken_judge_is_recorded(may
         applies_to = ("open",)
 
         async def judge(self, item, complete):
-            return [Judgment(kind="test", dimension="len", score=float(len(item.response_text) > 0), rationale="r",
-                             raw="1", parse_ok=True, judge_model="fixed", prompt_version="v0")]
+            return [
+                Judgment(
+                    kind="test",
+                    dimension="len",
+                    score=float(len(item.response_text) > 0),
+                    rationale="r",
+                    raw="1",
+                    parse_ok=True,
+                    judge_model="fixed",
+                    prompt_version="v0",
+                )
+            ]
 
     class Broken(Fixed):
         name = "broken"

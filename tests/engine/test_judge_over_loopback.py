@@ -8,13 +8,13 @@ from __future__ import annotations
 import asyncio
 import json
 
-from core.engine import Engine
 from core.formats.native import load_file
 from core.judges import judges_for
 from core.plan import Message, PromptPlan, PromptStep
 from core.providers import get_provider
 from core.providers.base import ModelSpec
-from core.run import JudgeScored, RunSpec
+from core.run.engine import Engine
+from core.run.spec import JudgeScored, RunSpec
 from core.settings import Endpoint, Settings
 from tests.conftest import SAMPLE_DATA
 from tests.servers.openai_sse import OpenAIServer
@@ -27,10 +27,16 @@ def test_rubric_judge_scores_through_a_local_endpoint():
     replies = [Reply.text(good), Reply.text("I think this answer is rather good overall."), Reply.text(good)]
     with OpenAIServer(replies) as server:
         settings = Settings(endpoints={"local": Endpoint(base_url=server.base_url)}, demo_tokens_per_s=0)
-        spec = RunSpec(user_id="maya", query_id="p1-open", models=[ModelSpec(id="demo:oracle")],
-                       judges=["rubric:local:judge-model"])
-        plan = PromptPlan(method="zero-shot", steps=[PromptStep(
-            name="answer", messages=[Message(role="user", content=bundle.query("p1-open").text)])])
+        spec = RunSpec(
+            user_id="maya",
+            query_id="p1-open",
+            models=[ModelSpec(id="demo:oracle")],
+            judges=["rubric:local:judge-model"],
+        )
+        plan = PromptPlan(
+            method="zero-shot",
+            steps=[PromptStep(name="answer", messages=[Message(role="user", content=bundle.query("p1-open").text)])],
+        )
         events = []
         engine = Engine(lambda s: get_provider(s, settings), events.append, judges=judges_for(spec, settings))
         asyncio.run(engine.run(spec, plan, bundle))
@@ -38,8 +44,11 @@ def test_rubric_judge_scores_through_a_local_endpoint():
     rubric = [e.judgment for e in events if isinstance(e, JudgeScored) and e.judgment.kind == "rubric"]
     assert len(rubric) == 3 and len(sent) == 3, "one judge call per rubric dimension"
     assert all(body["model"] == "judge-model" for body in sent)
-    assert all(bundle.preference("p1").text in body["messages"][-1]["content"] or
-               bundle.preference("p1").text in json.dumps(body["messages"]) for body in sent)
+    assert all(
+        bundle.preference("p1").text in body["messages"][-1]["content"]
+        or bundle.preference("p1").text in json.dumps(body["messages"])
+        for body in sent
+    )
     ok = [j for j in rubric if j.parse_ok]
     failed = [j for j in rubric if not j.parse_ok]
     assert [j.score for j in ok] == [4.0, 4.0] and all("3 a.m." in j.rationale for j in ok)

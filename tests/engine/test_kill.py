@@ -95,7 +95,8 @@ def test_kill_minus_nine_mid_stream_loses_at_most_half_a_second(tmp_path):
         must_have = "".join(chunk for t, chunk in encoder.sent if t <= t_kill - SLACK_S)
         assert full.startswith(text), "stored text is not what the model streamed"
         assert text.startswith(must_have), (
-            f"model m{k}: stored {len(text)} chars, but {len(must_have)} had streamed by 0.5 s before the kill")
+            f"model m{k}: stored {len(text)} chars, but {len(must_have)} had streamed by 0.5 s before the kill"
+        )
         assert len(encoder.sent) < CHUNKS, "the stream should still have been running at the kill"
 
     db = open_db(db_path)

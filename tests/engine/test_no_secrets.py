@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import asyncio
 
-from core.engine import Engine
 from core.formats.native import load_file
 from core.plan import Message, PromptPlan, PromptStep
 from core.providers import get_provider
 from core.providers.base import ModelSpec
-from core.run import RunSpec
+from core.run.engine import Engine
+from core.run.spec import RunSpec
 from storage.db import open_db
 from storage.recorder import RunRecorder
 from tests.conftest import SAMPLE_DATA
@@ -26,9 +26,12 @@ def test_a_planted_key_is_used_but_never_stored(tmp_path, monkeypatch):
     db_path = tmp_path / "secrets.db"
     open_db(db_path).close()
     with OpenAIServer([Reply.text("A fine answer.")]) as server:
-        spec = RunSpec(user_id="maya", query_id="p1-open",
-                       models=[ModelSpec(id="openai:gpt-4o-mini", base_url=server.base_url)])
-        plan = PromptPlan(method="zero-shot", steps=[PromptStep(name="answer", messages=[Message(role="user", content="hi")])])
+        spec = RunSpec(
+            user_id="maya", query_id="p1-open", models=[ModelSpec(id="openai:gpt-4o-mini", base_url=server.base_url)]
+        )
+        plan = PromptPlan(
+            method="zero-shot", steps=[PromptStep(name="answer", messages=[Message(role="user", content="hi")])]
+        )
         recorder = RunRecorder(db_path)
         asyncio.run(Engine(lambda s: get_provider(s), recorder.record).run(spec, plan, bundle))
         recorder.close()

@@ -9,12 +9,12 @@ import sqlite3
 
 import pytest
 
-from core.engine import Engine
 from core.formats.native import load_file
 from core.plan import Message, PromptPlan, PromptStep, RetrievedTurn
 from core.providers.base import ModelSpec
 from core.providers.demo import DemoProvider
-from core.run import RunSpec, TokensArrived
+from core.run.engine import Engine
+from core.run.spec import RunSpec, TokensArrived
 from storage.db import open_db
 from storage.recorder import RunRecorder
 from storage.runs import list_runs, load_run, mark_interrupted
@@ -29,7 +29,13 @@ def maya():
 def plan_with_retrieval() -> PromptPlan:
     return PromptPlan(
         method="rag",
-        steps=[PromptStep(name="answer", messages=[Message(role="system", content="sys"), Message(role="user", content="Where should I stay?")], tokens=12)],
+        steps=[
+            PromptStep(
+                name="answer",
+                messages=[Message(role="system", content="sys"), Message(role="user", content="Where should I stay?")],
+                tokens=12,
+            )
+        ],
         history_tokens=1234,
         retrieved=[RetrievedTurn(rank=1, session_id="maya-p5-e1", turn_index=0, similarity=0.61, is_evidence=True)],
     )
@@ -39,8 +45,14 @@ async def test_a_stored_run_reopens_exactly(tmp_path, maya):
     db_path = tmp_path / "runs.db"
     open_db(db_path).close()
     recorder = RunRecorder(db_path)
-    spec = RunSpec(user_id="maya", query_id="p5-open", expression_type=2, context="normal", method="rag",
-                   models=[ModelSpec(id="demo:generic"), ModelSpec(id="demo:flaky")])
+    spec = RunSpec(
+        user_id="maya",
+        query_id="p5-open",
+        expression_type=2,
+        context="normal",
+        method="rag",
+        models=[ModelSpec(id="demo:generic"), ModelSpec(id="demo:flaky")],
+    )
     plan = plan_with_retrieval()
     provider = DemoProvider(tokens_per_s=0)
     finished = {}
@@ -83,7 +95,9 @@ def test_partial_text_is_checkpointed_while_streaming(tmp_path, maya):
             seen.append(e.text)
 
     async def main():
-        task = asyncio.create_task(Engine(lambda s: DemoProvider(tokens_per_s=40), emit).run(spec, plan_with_retrieval(), maya))
+        task = asyncio.create_task(
+            Engine(lambda s: DemoProvider(tokens_per_s=40), emit).run(spec, plan_with_retrieval(), maya)
+        )
         while len(seen) < 8:
             await asyncio.sleep(0.01)
         await asyncio.sleep(0.3)  # several checkpoint intervals
@@ -105,16 +119,61 @@ def test_partial_text_is_checkpointed_while_streaming(tmp_path, maya):
 
 def test_runs_left_running_by_a_dead_process_become_interrupted(tmp_path):
     db = open_db(tmp_path / "i.db")
-    dead_pid = 2 ** 22 + 12345  # above pid_max on Linux: no such process
+    dead_pid = 2**22 + 12345  # above pid_max on Linux: no such process
     now = "2026-01-01T00:00:00"
-    db["runs"].insert({"id": "run-x", "created_at": now, "user_id": "u", "query_id": "q", "context": "simple", "seed": 0,
-                       "method": "zero-shot", "spec": "{}", "plan": "{}", "status": "running", "pid": dead_pid})
-    db["responses"].insert({"id": "resp-x", "run_id": "run-x", "slot": 0, "model": "demo:generic", "provider": "demo",
-                            "is_demo": 1, "params": "{}", "step": "answer", "is_final": 1, "request_hash": "h",
-                            "text": "half an ans", "status": "running", "pid": dead_pid, "started_at": now, "updated_at": now})
-    db["runs"].insert({"id": "run-live", "created_at": now, "user_id": "u", "query_id": "q", "context": "simple", "seed": 0,
-                       "method": "zero-shot", "spec": "{}", "plan": "{}", "status": "running", "pid": os.getpid()})
+    db["runs"].insert(
+        {
+            "id": "run-x",
+            "created_at": now,
+            "user_id": "u",
+            "query_id": "q",
+            "context": "simple",
+            "seed": 0,
+            "method": "zero-shot",
+            "spec": "{}",
+            "plan": "{}",
+            "status": "running",
+            "pid": dead_pid,
+        }
+    )
+    db["responses"].insert(
+        {
+            "id": "resp-x",
+            "run_id": "run-x",
+            "slot": 0,
+            "model": "demo:generic",
+            "provider": "demo",
+            "is_demo": 1,
+            "params": "{}",
+            "step": "answer",
+            "is_final": 1,
+            "request_hash": "h",
+            "text": "half an ans",
+            "status": "running",
+            "pid": dead_pid,
+            "started_at": now,
+            "updated_at": now,
+        }
+    )
+    db["runs"].insert(
+        {
+            "id": "run-live",
+            "created_at": now,
+            "user_id": "u",
+            "query_id": "q",
+            "context": "simple",
+            "seed": 0,
+            "method": "zero-shot",
+            "spec": "{}",
+            "plan": "{}",
+            "status": "running",
+            "pid": os.getpid(),
+        }
+    )
     db.conn.commit()
     assert mark_interrupted(db) == ["run-x"]
-    assert db.execute("SELECT status, text FROM responses WHERE id='resp-x'").fetchone() == ("interrupted", "half an ans")
+    assert db.execute("SELECT status, text FROM responses WHERE id='resp-x'").fetchone() == (
+        "interrupted",
+        "half an ans",
+    )
     assert db.execute("SELECT status FROM runs WHERE id='run-live'").fetchone() == ("running",)

@@ -8,9 +8,9 @@ import asyncio
 from click.testing import CliRunner
 
 from core.formats.native import load_file
-from core.prepare import prepare_plan
 from core.providers.base import ModelSpec
-from core.run import RunSpec
+from core.run.prepare import prepare_plan
+from core.run.spec import RunSpec
 from core.settings import Settings
 from storage.db import open_db
 from storage.runs import list_runs, load_run
@@ -21,8 +21,20 @@ from tui.cli import main
 
 def test_run_with_summaries_caches_them(tmp_path):
     db_path = str(tmp_path / "s.db")
-    args = ["--db", db_path, "run", "dana", "q-changing-1", "--context", "summaries",
-            "--method", "cupid-generate", "--model", "demo:generic", "--plain"]
+    args = [
+        "--db",
+        db_path,
+        "run",
+        "dana",
+        "q-changing-1",
+        "--context",
+        "summaries",
+        "--method",
+        "cupid-generate",
+        "--model",
+        "demo:generic",
+        "--plain",
+    ]
     first = CliRunner().invoke(main, args, catch_exceptions=False)
     assert first.exit_code == 0, first.output
     db = open_db(db_path)
@@ -41,8 +53,13 @@ def test_run_with_summaries_caches_them(tmp_path):
 def test_summaries_work_from_inside_a_running_loop(tmp_path):
     """Batch prepares plans inside its event loop; the summariser must not need a free loop."""
     bundle = load_file(SAMPLE_DATA / "users" / "dana.json").bundles[0]
-    spec = RunSpec(user_id="dana", query_id="q-changing-1", context="summaries", method="cupid-generate",
-                   models=[ModelSpec(id="demo:generic")])
+    spec = RunSpec(
+        user_id="dana",
+        query_id="q-changing-1",
+        context="summaries",
+        method="cupid-generate",
+        models=[ModelSpec(id="demo:generic")],
+    )
     cache = SqliteSummaryCache(open_db(tmp_path / "l.db"))
 
     async def inside_a_loop():

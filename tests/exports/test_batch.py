@@ -14,11 +14,11 @@ from collections import Counter
 import pytest
 from click.testing import CliRunner
 
-from core.batch import CellOutcome, Progress, estimate, select
-from core.grid import Cell, Grid, GridError, cell_key, expand, load_grid
-from core.prepare import prepare_plan
 from core.providers.base import ModelSpec
-from core.run import RunSpec
+from core.run.batch import CellOutcome, Progress, estimate, select
+from core.run.grid import Cell, Grid, GridError, cell_key, expand, load_grid
+from core.run.prepare import prepare_plan
+from core.run.spec import RunSpec
 from core.settings import Settings
 from storage.db import open_db
 from storage.users import load_user
@@ -32,8 +32,16 @@ MODELS = ["demo:generic", "demo:retrieval"]
 
 
 def grid(name: str = "g200", **kw) -> Grid:
-    data = dict(name=name, users=["maya"], queries=QUERIES, expression_types=[1, 2, 3, 4], contexts=["simple"],
-                methods=["zero-shot"], models=MODELS, concurrency={"runs": 8, "per_provider": 4})
+    data = dict(
+        name=name,
+        users=["maya"],
+        queries=QUERIES,
+        expression_types=[1, 2, 3, 4],
+        contexts=["simple"],
+        methods=["zero-shot"],
+        models=MODELS,
+        concurrency={"runs": 8, "per_provider": 4},
+    )
     return Grid(**{**data, **kw})
 
 
@@ -105,8 +113,10 @@ async def test_interrupted_batch_resumes_without_duplicates(db_path):
     assert "running" not in statuses
     db = open_db(db_path)
     cancelled_runs = db.execute("SELECT count(*) FROM runs WHERE label = 'g200' AND status = 'cancelled'").fetchone()[0]
-    cancelled = db.execute("SELECT p.status, p.text FROM responses p JOIN runs r ON r.id = p.run_id "
-                           "WHERE r.label = 'g200' AND r.status = 'cancelled'").fetchall()
+    cancelled = db.execute(
+        "SELECT p.status, p.text FROM responses p JOIN runs r ON r.id = p.run_id "
+        "WHERE r.label = 'g200' AND r.status = 'cancelled'"
+    ).fetchall()
     db.close()
     assert cancelled_runs == first.cancelled
     # A run stopped while still queued for a provider slot has no response yet; one stopped at the
@@ -146,11 +156,13 @@ async def test_failed_cells_rerun_only_with_retry_failed(db_path):
 
 def test_grid_expansion_keys_and_toml(tmp_path):
     toml = tmp_path / "fig5.toml"
-    toml.write_text('users = ["u"]\nexpression_types = [1, 2]\ncontexts = ["simple", "very-long"]\n'
-                    'methods = ["zero_shot", "zero-shot", "reminder"]\nseeds = [0]\n'
-                    'judges = ["demo:heuristic"]\n'
-                    '[[models]]\nid = "demo:generic"\n[[models]]\nid = "openai:gpt-4o-mini"\ntemperature = 0.0\n'
-                    'max_tokens = 256\n[concurrency]\nruns = 3\nper_provider = 2\n')
+    toml.write_text(
+        'users = ["u"]\nexpression_types = [1, 2]\ncontexts = ["simple", "very-long"]\n'
+        'methods = ["zero_shot", "zero-shot", "reminder"]\nseeds = [0]\n'
+        'judges = ["demo:heuristic"]\n'
+        '[[models]]\nid = "demo:generic"\n[[models]]\nid = "openai:gpt-4o-mini"\ntemperature = 0.0\n'
+        "max_tokens = 256\n[concurrency]\nruns = 3\nper_provider = 2\n"
+    )
     g = load_grid(toml)
     assert g.name == "fig5" and g.concurrency.runs == 3 and g.models[1].params.max_tokens == 256
     cells = expand(g, all_users=lambda: [], queries_of=lambda u: [("q1", "open"), ("q2", "mcq")])
@@ -158,11 +170,17 @@ def test_grid_expansion_keys_and_toml(tmp_path):
     assert len(cells) == 32 and len({c.key for c in cells}) == 32
     assert {c.spec.method for c in cells} == {"zero-shot", "reminder"}
     assert {c.spec.context for c in cells} == {"simple", "very_long"}
-    again = expand(g.model_copy(update={"name": "other"}), all_users=lambda: [],
-                   queries_of=lambda u: [("q1", "open"), ("q2", "mcq")])
+    again = expand(
+        g.model_copy(update={"name": "other"}),
+        all_users=lambda: [],
+        queries_of=lambda u: [("q1", "open"), ("q2", "mcq")],
+    )
     assert [c.key for c in again] == [c.key for c in cells]  # the key ignores the batch name
-    only_mcq = expand(g.model_copy(update={"query_kinds": ["mcq"]}), all_users=lambda: [],
-                      queries_of=lambda u: [("q1", "open"), ("q2", "mcq")])
+    only_mcq = expand(
+        g.model_copy(update={"query_kinds": ["mcq"]}),
+        all_users=lambda: [],
+        queries_of=lambda u: [("q1", "open"), ("q2", "mcq")],
+    )
     assert {c.spec.query_id for c in only_mcq} == {"q2"}
     with pytest.raises(GridError, match="unknown method"):
         expand(g.model_copy(update={"methods": ["telepathy"]}), all_users=lambda: [], queries_of=lambda u: [])
@@ -209,8 +227,23 @@ def test_estimate_sums_plan_tokens_and_reports_unknown_prices(db_path):
 
 def test_cli_refuses_big_batches_without_yes_when_not_interactive(db_path, monkeypatch):
     monkeypatch.setenv("PREFSCOPE_DEMO_TOKENS_PER_S", "0")
-    args = ["--db", str(db_path), "batch", "--name", "cli", "--user", "maya", "--query", "p1-open",
-            "--query", "p1-mcq", "--model", "demo:generic", "--confirm-above-usd", "-1"]
+    args = [
+        "--db",
+        str(db_path),
+        "batch",
+        "--name",
+        "cli",
+        "--user",
+        "maya",
+        "--query",
+        "p1-open",
+        "--query",
+        "p1-mcq",
+        "--model",
+        "demo:generic",
+        "--confirm-above-usd",
+        "-1",
+    ]
     refused = CliRunner().invoke(main, args, input="")
     assert refused.exit_code == 1 and "--yes" in refused.output
     assert stored_runs(db_path, "cli") == []
@@ -227,8 +260,27 @@ def test_ctrl_c_stops_cleanly(db_path):
     """SIGINT to a real `prefscope batch` process: exit 130, finished cells stored ok, in-flight
     ones cancelled (never left running), and the same command then finishes the rest."""
     env = {**os.environ, "PREFSCOPE_DEMO_TOKENS_PER_S": "400", "PYTHONUNBUFFERED": "1"}
-    cmd = [sys.executable, "-m", "tui.cli", "--db", str(db_path), "batch", "--name", "sig", "--user", "maya",
-           "--expression", "1", "--expression", "2", "--model", "demo:generic", "--runs", "4", "--yes"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "tui.cli",
+        "--db",
+        str(db_path),
+        "batch",
+        "--name",
+        "sig",
+        "--user",
+        "maya",
+        "--expression",
+        "1",
+        "--expression",
+        "2",
+        "--model",
+        "demo:generic",
+        "--runs",
+        "4",
+        "--yes",
+    ]
     proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -259,8 +311,12 @@ async def test_no_api_key_in_db_or_exports(db_path, tmp_path, monkeypatch):
     key = "sk-test-PLANTEDkey0123456789abcdef"
     monkeypatch.setenv("OPENAI_API_KEY", key)
     with serve(Reply.text("Tea, as you like it.", usage=(50, 6))) as server:
-        g = grid("keys", queries=["p1-open", "p1-mcq"], expression_types=[1],
-                 models=[{"id": "openai:gpt-4o-mini", "base_url": server.base_url}])
+        g = grid(
+            "keys",
+            queries=["p1-open", "p1-mcq"],
+            expression_types=[1],
+            models=[{"id": "openai:gpt-4o-mini", "base_url": server.base_url}],
+        )
         session = open_batch(db_path, g, settings(db_path))
         try:
             p = await session.run()

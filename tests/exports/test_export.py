@@ -15,7 +15,7 @@ from tests.exports.fixtures import Writer, db_with_tiny, judgment
 from tui.cli import main
 
 TRICKY = {
-    "formula": "=HYPERLINK(\"http://x\",\"click\")",
+    "formula": '=HYPERLINK("http://x","click")',
     "plus": "+1 and more",
     "minus": "- a markdown bullet",
     "at": "@SUM(A1:A2)",
@@ -31,14 +31,27 @@ def db_path(tmp_path):
     path = db_with_tiny(tmp_path / "e.db")
     w = Writer(path)
     for name, text in TRICKY.items():
-        w.run(text=text, model="demo:generic" if name == "plain" else "openai:gpt-x", label=name,
-              cost=None if name == "minus" else 0.0025,
-              judgments=[judgment(score=4.0), judgment(dimension="awareness", score=2.0),
-                         judgment(score=1.0, judge="demo:heuristic", heuristic=True),
-                         judgment(dimension="quality", parse_ok=False)])
+        w.run(
+            text=text,
+            model="demo:generic" if name == "plain" else "openai:gpt-x",
+            label=name,
+            cost=None if name == "minus" else 0.0025,
+            judgments=[
+                judgment(score=4.0),
+                judgment(dimension="awareness", score=2.0),
+                judgment(score=1.0, judge="demo:heuristic", heuristic=True),
+                judgment(dimension="quality", parse_ok=False),
+            ],
+        )
     # A multi-step run: only its final step is exported.
-    w.run(text="final answer", extra_steps=2, method="workflow", query="q-mcq", expression=None,
-          judgments=[judgment(kind="choice", dimension="accuracy", score=1.0, judge="parser:choice", scale=(0, 1))])
+    w.run(
+        text="final answer",
+        extra_steps=2,
+        method="workflow",
+        query="q-mcq",
+        expression=None,
+        judgments=[judgment(kind="choice", dimension="accuracy", score=1.0, judge="parser:choice", scale=(0, 1))],
+    )
     w.close()
     return path
 
@@ -59,9 +72,12 @@ def test_wide_csv_round_trips_through_pandas_with_dtypes(db_path):
     score_cols = [c for c in df.columns if c.startswith("score:")]
     assert list(df.columns) == WIDE_BASE + score_cols + ["text"]
     assert set(score_cols) == {
-        "score:rubric:alignment:openai:judge", "score:rubric:awareness:openai:judge",
-        "score:rubric:alignment:heuristic:demo:heuristic", "score:rubric:quality:openai:judge",
-        "score:choice:accuracy:parser:choice"}
+        "score:rubric:alignment:openai:judge",
+        "score:rubric:awareness:openai:judge",
+        "score:rubric:alignment:heuristic:demo:heuristic",
+        "score:rubric:quality:openai:judge",
+        "score:choice:accuracy:parser:choice",
+    }
     assert df["is_demo"].dtype == bool and df["cache_hit"].dtype == bool
     assert df.loc[df.label == "plain", "is_demo"].item() and not df.loc[df.label == "plus", "is_demo"].item()
     assert df["input_tokens"].dtype.kind == "i" and df["output_tokens"].dtype.kind == "i"
@@ -147,8 +163,9 @@ def test_cleaner_redacts_env_secrets_and_key_shapes():
 
 def test_cli_export_writes_a_file(db_path, tmp_path):
     out = tmp_path / "out.csv"
-    result = CliRunner().invoke(main, ["--db", str(db_path), "export", "--user", "u1", "--layout", "wide",
-                                       "--out", str(out)])
+    result = CliRunner().invoke(
+        main, ["--db", str(db_path), "export", "--user", "u1", "--layout", "wide", "--out", str(out)]
+    )
     assert result.exit_code == 0, result.output
     assert len(pd.read_csv(out)) == len(TRICKY) + 1
     result = CliRunner().invoke(main, ["--db", str(db_path), "export", "--format", "jsonl", "--model", "demo:generic"])

@@ -37,8 +37,11 @@ def db_path(tmp_path):
     path = db_with_tiny(tmp_path / "r.db")
     w = Writer(path)
     for s in (5.0, 4.0, 3.0):
-        w.run(model=A, expression=1, judgments=[judgment(score=s), judgment(score=1.0, judge="demo:heuristic",
-                                                                            heuristic=True)])
+        w.run(
+            model=A,
+            expression=1,
+            judgments=[judgment(score=s), judgment(score=1.0, judge="demo:heuristic", heuristic=True)],
+        )
     w.run(model=A, expression=2, context="normal", method="reminder", judgments=[judgment(score=2.0)])
     w.run(model=A, expression=2, context="normal", method="reminder", judgments=[judgment(parse_ok=False)])
     for _ in range(2):
@@ -94,12 +97,17 @@ def test_accuracy_and_instance_type_and_origin_factors(tmp_path):
     path = db_with_tiny(tmp_path / "a.db")
     w = Writer(path)
     for s in (1.0, 1.0, 0.0):
-        w.run(query="q-mcq", judgments=[judgment(kind="choice", dimension="accuracy", score=s, judge="parser:choice",
-                                                 scale=(0.0, 1.0))])
+        w.run(
+            query="q-mcq",
+            judgments=[judgment(kind="choice", dimension="accuracy", score=s, judge="parser:choice", scale=(0.0, 1.0))],
+        )
     for query, inf, gold in (("q-cons", [1, 0.5], [1, 0, 0]), ("q-cons", [1], [1]), ("q-contr", [0], [0, 1])):
         extra = {"inferred_coverage": inf, "gold_coverage": gold}
-        w.run(query=query, method="cupid-infer",
-              judgments=[judgment(kind="matching", dimension="precision", score=0.0, extra=extra, scale=(0, 1))])
+        w.run(
+            query=query,
+            method="cupid-infer",
+            judgments=[judgment(kind="matching", dimension="precision", score=0.0, extra=extra, scale=(0, 1))],
+        )
     w.close()
     db = open_db(path)
     acc = score_table(db, "accuracy", ["query_kind"])
@@ -121,9 +129,13 @@ def test_interpref_pass_rate_and_bradley_terry(tmp_path):
     path = db_with_tiny(tmp_path / "p.db")
     w = Writer(path)
     pw = dict(kind="pairwise", scale=(0.0, 1.0))
-    w.run(judgments=[judgment(dimension="pass", score=1.0, extra={"orders": [1, 1, 1, 1]}, **pw),
-                     judgment(dimension="pass", score=0.0, extra={"orders": [1, 0, 1, 1]}, **pw),
-                     judgment(dimension="pass", parse_ok=False, extra={"orders": [1, None, 1, 1]}, **pw)])
+    w.run(
+        judgments=[
+            judgment(dimension="pass", score=1.0, extra={"orders": [1, 1, 1, 1]}, **pw),
+            judgment(dimension="pass", score=0.0, extra={"orders": [1, 0, 1, 1]}, **pw),
+            judgment(dimension="pass", parse_ok=False, extra={"orders": [1, None, 1, 1]}, **pw),
+        ]
+    )
     for s in (1.0, 1.0, 0.0):
         w.run(judgments=[judgment(dimension="win", score=s, extra={"model_a": "x:m", "model_b": "y:m"}, **pw)])
     w.close()
@@ -149,8 +161,22 @@ def test_unknown_factor_is_a_clear_error(db_path):
 
 def test_cli_report_renders_and_writes_csv_and_png(db_path, tmp_path):
     csv_path, png_path = tmp_path / "r.csv", tmp_path / "r.png"
-    result = CliRunner().invoke(main, ["--db", str(db_path), "report", "--by", "expression_type,model",
-                                       "--metric", "rubric:alignment", "--csv", str(csv_path), "--png", str(png_path)])
+    result = CliRunner().invoke(
+        main,
+        [
+            "--db",
+            str(db_path),
+            "report",
+            "--by",
+            "expression_type,model",
+            "--metric",
+            "rubric:alignment",
+            "--csv",
+            str(csv_path),
+            "--png",
+            str(png_path),
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert "[demo]" in result.output and "heuristic" in result.output and "█" in result.output
     import pandas as pd

@@ -22,23 +22,52 @@ def prefeval_files() -> dict[str, list[dict]]:
     for pref, question in zip(PREFS, QUESTIONS):
         base = {"preference": pref, "question": question, "explanation": f"The answer must respect: {pref}"}
         explicit.append(dict(base))
-        choice.append({**base, "implicit_query": "Any plans for lunch?", "options": ["Salad bar", "Steakhouse"],
-                       "aligned_op": "Salad bar",
-                       "conversation": {"query": "Any plans for lunch?",
-                                        "assistant_options": "1. Salad bar 2. Steakhouse",
-                                        "user_selection": "The salad bar, please.",
-                                        "assistant_acknowledgment": "Salad bar it is."}})
-        persona.append({**base, "persona": "A retired sailor who paints watercolours",
-                        "conversation": {"0": {"user": "I'm painting the harbour.", "assistant": "Lovely subject."},
-                                         "1": {"user": f"By the way, {pref[0].lower() + pref[1:]}",
-                                               "assistant": "Good to know."}}})
+        choice.append(
+            {
+                **base,
+                "implicit_query": "Any plans for lunch?",
+                "options": ["Salad bar", "Steakhouse"],
+                "aligned_op": "Salad bar",
+                "conversation": {
+                    "query": "Any plans for lunch?",
+                    "assistant_options": "1. Salad bar 2. Steakhouse",
+                    "user_selection": "The salad bar, please.",
+                    "assistant_acknowledgment": "Salad bar it is.",
+                },
+            }
+        )
+        persona.append(
+            {
+                **base,
+                "persona": "A retired sailor who paints watercolours",
+                "conversation": {
+                    "0": {"user": "I'm painting the harbour.", "assistant": "Lovely subject."},
+                    "1": {"user": f"By the way, {pref[0].lower() + pref[1:]}", "assistant": "Good to know."},
+                },
+            }
+        )
         mcq.append({**base, "classification_task_options": ["aligned", "wrong 1", "wrong 2", "wrong 3"]})
     filler = [
-        {"conversation_id": "conv-a", "model": "m", "turn": 1, "language": "English", "redacted": False,
-         "conversation": [{"role": "user", "content": "What is 2+2?"}, {"role": "assistant", "content": "4."}]},
-        {"conversation_id": "conv-b", "model": "m", "turn": 1, "language": "English", "redacted": False,
-         "conversation": [{"role": "user", "content": "Hi"}, {"role": "user", "content": "Are you there?"},
-                          {"role": "assistant", "content": "Yes."}]},
+        {
+            "conversation_id": "conv-a",
+            "model": "m",
+            "turn": 1,
+            "language": "English",
+            "redacted": False,
+            "conversation": [{"role": "user", "content": "What is 2+2?"}, {"role": "assistant", "content": "4."}],
+        },
+        {
+            "conversation_id": "conv-b",
+            "model": "m",
+            "turn": 1,
+            "language": "English",
+            "redacted": False,
+            "conversation": [
+                {"role": "user", "content": "Hi"},
+                {"role": "user", "content": "Are you there?"},
+                {"role": "assistant", "content": "Yes."},
+            ],
+        },
     ]
     return {
         f"explicit_preference/{TOPIC}.json": explicit,
@@ -73,16 +102,26 @@ def locomo_sample() -> dict:
         "qa": [
             {"question": "Where did Ana travel in May?", "answer": "Porto", "evidence": ["D1:1"], "category": 4},
             {"question": "When did Ana adopt a cat?", "answer": 2022, "evidence": ["D2:2", "D2:3"], "category": 2},
-            {"question": "What is Ben's favourite opera?", "adversarial_answer": "Tosca", "evidence": ["D1:2"],
-             "category": 5},
+            {
+                "question": "What is Ben's favourite opera?",
+                "adversarial_answer": "Tosca",
+                "evidence": ["D1:2"],
+                "category": 5,
+            },
         ],
         "conversation": {
-            "speaker_a": "Ana", "speaker_b": "Ben",
+            "speaker_a": "Ana",
+            "speaker_b": "Ben",
             "session_1_date_time": "1:56 pm on 8 May, 2023",
             "session_1": [
                 {"speaker": "Ana", "dia_id": "D1:1", "text": "Back from Porto, the tiles were amazing!"},
-                {"speaker": "Ben", "dia_id": "D1:2", "text": "Welcome back! Any photos?",
-                 "img_url": ["https://example.invalid/porto.jpg"], "blip_caption": "a photo of blue tiles"},
+                {
+                    "speaker": "Ben",
+                    "dia_id": "D1:2",
+                    "text": "Welcome back! Any photos?",
+                    "img_url": ["https://example.invalid/porto.jpg"],
+                    "blip_caption": "a photo of blue tiles",
+                },
             ],
             "session_2_date_time": "10:04 am on 2 June, 2023",
             "session_2": [
@@ -92,7 +131,10 @@ def locomo_sample() -> dict:
             ],
         },
         "observation": {
-            "session_1_observation": {"Ana": [["Ana travelled to Porto.", "D1:1"]], "Ben": [["Ben asks for photos.", "D1:2"]]},
+            "session_1_observation": {
+                "Ana": [["Ana travelled to Porto.", "D1:1"]],
+                "Ben": [["Ben asks for photos.", "D1:2"]],
+            },
             "session_2_observation": {"Ana": [["Ana has a cat named Miso.", ["D2:2", "D2:3"]]]},
         },
         "event_summary": {"events_session_1": {"Ana": ["Ana returns from Porto."], "Ben": [], "date": "8 May, 2023"}},

@@ -23,7 +23,8 @@ def test_openai_jsonl_fixture():
     # multimodal parts: the text part kept, the image dropped; the tool call and tool result dropped
     assert [(t.role, t.content) for t in trip2.turns] == [
         ("user", "What is this building?"),
-        ("assistant", "That is the Belém Tower, a 16th-century fortification.")]
+        ("assistant", "That is the Belém Tower, a 16th-century fortification."),
+    ]
     assert bare.turns[0].content == "Thanks for the help earlier."
     assert result.notes == [
         "chat_openai.jsonl: 1 system/developer message(s) dropped",
@@ -39,8 +40,11 @@ def test_sharegpt_json_fixture():
     sessions = result.bundles[0].sessions
     assert [s.id for s in sessions] == ["sg-1", "sg-2"]
     assert [(t.role, t.content[:20]) for t in sessions[0].turns] == [
-        ("user", "How long should I re"), ("assistant", "About five minutes f"),
-        ("user", "I prefer it rare, do"), ("assistant", "Rest it the same; pu")]
+        ("user", "How long should I re"),
+        ("assistant", "About five minutes f"),
+        ("user", "I prefer it rare, do"),
+        ("assistant", "Rest it the same; pu"),
+    ]
     assert result.notes == ["chat_sharegpt.json: 1 system/developer message(s) dropped"]
 
 
@@ -49,9 +53,16 @@ def test_single_conversation_json_and_lmsys_records(tmp_path):
     one.write_text(json.dumps([{"role": "user", "content": "hello"}, {"role": "assistant", "content": "hi"}]))
     assert detect_format(one) == "chatlog"
     assert len(load_path(one).bundles[0].sessions) == 1
-    lmsys = write_jsonl(tmp_path / "lmsys.jsonl", [
-        {"conversation_id": "abc", "model": "vicuna", "conversation": [{"role": "user", "content": "q"},
-                                                                        {"role": "assistant", "content": "a"}]}])
+    lmsys = write_jsonl(
+        tmp_path / "lmsys.jsonl",
+        [
+            {
+                "conversation_id": "abc",
+                "model": "vicuna",
+                "conversation": [{"role": "user", "content": "q"}, {"role": "assistant", "content": "a"}],
+            }
+        ],
+    )
     assert detect_format(lmsys) == "chatlog"
     session = load_path(lmsys).bundles[0].sessions[0]
     assert session.id == "abc" and session.meta == {"model": "vicuna"}
@@ -73,8 +84,9 @@ def _err(tmp_path, records, name="c.jsonl") -> str:
 def test_error_unknown_role(tmp_path):
     records = chat_records()
     records[1]["messages"][3]["role"] = "bot"
-    assert _err(tmp_path, records) == ("c.jsonl: line 2: messages[3].role: expected one of 'user', 'assistant', "
-                                       "'system', 'tool', got 'bot'")
+    assert _err(tmp_path, records) == (
+        "c.jsonl: line 2: messages[3].role: expected one of 'user', 'assistant', 'system', 'tool', got 'bot'"
+    )
 
 
 def test_error_sharegpt_unknown_from(tmp_path):
@@ -82,14 +94,18 @@ def test_error_sharegpt_unknown_from(tmp_path):
     path.write_text(json.dumps([{"conversations": [{"from": "humn", "value": "x"}]}]))
     with pytest.raises(FormatError) as info:
         load_path(path, format="chatlog")
-    assert str(info.value) == "s.json: record 0: conversations[0].from: expected one of 'human', 'gpt', 'system', got 'humn'"
+    assert (
+        str(info.value)
+        == "s.json: record 0: conversations[0].from: expected one of 'human', 'gpt', 'system', got 'humn'"
+    )
 
 
 def test_error_content_shapes(tmp_path):
     records = chat_records()
     records[0]["messages"][1]["content"] = 42
-    assert _err(tmp_path, records) == ("c.jsonl: line 1: messages[1].content: "
-                                       "expected a string or a list of content parts, got a number")
+    assert _err(tmp_path, records) == (
+        "c.jsonl: line 1: messages[1].content: expected a string or a list of content parts, got a number"
+    )
     records = chat_records()
     del records[2][0]["content"]
     assert _err(tmp_path, records) == "c.jsonl: line 3: [0].content: required field is missing"
@@ -100,13 +116,15 @@ def test_error_content_shapes(tmp_path):
 
 def test_error_record_shapes_and_duplicates(tmp_path):
     assert _err(tmp_path, [{"text": "hi"}]) == (
-        "c.jsonl: line 1: expected a 'messages', 'conversations' or 'conversation' list, found none")
+        "c.jsonl: line 1: expected a 'messages', 'conversations' or 'conversation' list, found none"
+    )
     assert _err(tmp_path, [{"messages": "hi"}]) == "c.jsonl: line 1: messages: expected an array, got a string"
     records = chat_records()
     records[1]["id"] = "trip-1"
     assert _err(tmp_path, records) == "c.jsonl: line 2: id: duplicate conversation id 'trip-1', also line 1"
     assert _err(tmp_path, [{"messages": [{"role": "system", "content": "x"}]}]) == (
-        "c.jsonl: holds no conversation with user or assistant messages")
+        "c.jsonl: holds no conversation with user or assistant messages"
+    )
 
 
 def test_json_lines_saved_as_dot_json_still_load(tmp_path):

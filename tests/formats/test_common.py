@@ -13,23 +13,29 @@ from tests.formats.builders import FIXTURES, locomo_sample, prefeval_files, writ
 DATASET_FORMATS = [name for name in FORMAT_ORDER if name != "native"]
 
 
-@pytest.mark.parametrize("fixture, expected", [
-    ("native_user.json", "native"),
-    ("native_filler.json", "native"),
-    ("cupid_small.jsonl", "cupid"),
-    ("chat_openai.jsonl", "chatlog"),
-    ("chat_sharegpt.json", "chatlog"),
-])
+@pytest.mark.parametrize(
+    "fixture, expected",
+    [
+        ("native_user.json", "native"),
+        ("native_filler.json", "native"),
+        ("cupid_small.jsonl", "cupid"),
+        ("chat_openai.jsonl", "chatlog"),
+        ("chat_sharegpt.json", "chatlog"),
+    ],
+)
 def test_fixture_files_are_detected(fixture, expected):
     assert detect_format(FIXTURES / fixture) == expected
 
 
-@pytest.mark.parametrize("parts, expected", [
-    (("prefeval",), "prefeval"),
-    (("prefeval", "filtered_inter_turns.json"), "prefeval"),
-    (("prefeval", "mcq_options", "travel_restaurant.json"), "prefeval"),
-    (("locomo", "locomo10_conv-30.json"), "locomo"),
-])
+@pytest.mark.parametrize(
+    "parts, expected",
+    [
+        (("prefeval",), "prefeval"),
+        (("prefeval", "filtered_inter_turns.json"), "prefeval"),
+        (("prefeval", "mcq_options", "travel_restaurant.json"), "prefeval"),
+        (("locomo", "locomo10_conv-30.json"), "locomo"),
+    ],
+)
 def test_shared_datasets_are_detected(parts, expected):
     assert detect_format(dataset(*parts)) == expected
 
@@ -53,7 +59,7 @@ def test_each_format_claims_only_its_own_inputs(tmp_path):
 
 
 @pytest.mark.parametrize("name", FORMAT_ORDER)
-@pytest.mark.parametrize("content", [b"", b"\x00\xff\xfe garbage", b"{\"a\": [1, 2", b"[" * 50_000, b"\xef\xbb\xbf  "])
+@pytest.mark.parametrize("content", [b"", b"\x00\xff\xfe garbage", b'{"a": [1, 2', b"[" * 50_000, b"\xef\xbb\xbf  "])
 @pytest.mark.parametrize("suffix", [".json", ".jsonl", ".txt"])
 def test_detect_never_raises_on_garbage(tmp_path, name, content, suffix):
     path = tmp_path / f"junk{suffix}"
@@ -68,7 +74,10 @@ def test_undetectable_input_says_how_to_proceed(tmp_path):
     path.write_text('{"hello": "world"}')
     with pytest.raises(FormatError) as info:
         detect_format(path)
-    assert str(info.value) == "notes.json: cannot tell the format; pass --format (native, prefeval, cupid, locomo, chatlog)"
+    assert (
+        str(info.value)
+        == "notes.json: cannot tell the format; pass --format (native, prefeval, cupid, locomo, chatlog)"
+    )
 
 
 # -- unreadable files: the same messages from every importer ------------------------------------
@@ -99,10 +108,15 @@ def test_invalid_json(tmp_path, name):
     assert _load(name, path).startswith("x.json: line 1 column 10: invalid JSON")
 
 
-@pytest.mark.parametrize("name, fixture", [
-    ("native", "native_user.json"), ("cupid", "cupid_small.jsonl"), ("chatlog", "chat_openai.jsonl"),
-    ("chatlog", "chat_sharegpt.json"),
-])
+@pytest.mark.parametrize(
+    "name, fixture",
+    [
+        ("native", "native_user.json"),
+        ("cupid", "cupid_small.jsonl"),
+        ("chatlog", "chat_openai.jsonl"),
+        ("chatlog", "chat_sharegpt.json"),
+    ],
+)
 def test_file_above_the_size_limit(name, fixture):
     path = FIXTURES / fixture
     message = _load(name, path, max_bytes=200)
@@ -135,13 +149,16 @@ def test_absurd_nesting_native(tmp_path):
     assert _load("native", path) == "x.json: JSON is nested too deeply to read"
 
 
-@pytest.mark.parametrize("name, top", [
-    ("native", "alex.json: expected an object, got an array"),
-    ("prefeval", "alex.json: expected an array, got an object"),
-    ("cupid", "alex.json: record 0: persona_id: required field is missing"),
-    ("locomo", "alex.json: conversation: required field is missing"),
-    ("chatlog", "alex.json: expected a 'messages', 'conversations' or 'conversation' list, found none"),
-])
+@pytest.mark.parametrize(
+    "name, top",
+    [
+        ("native", "alex.json: expected an object, got an array"),
+        ("prefeval", "alex.json: expected an array, got an object"),
+        ("cupid", "alex.json: record 0: persona_id: required field is missing"),
+        ("locomo", "alex.json: conversation: required field is missing"),
+        ("chatlog", "alex.json: expected a 'messages', 'conversations' or 'conversation' list, found none"),
+    ],
+)
 def test_wrong_top_level_shape(tmp_path, name, top):
     path = tmp_path / "alex.json"
     # Each importer gets the other top-level kind than it expects (or a record with nothing it needs).

@@ -16,7 +16,10 @@ def test_fixture_is_detected_and_gives_one_user_per_instance():
     assert detect_format(FIXTURE) == "cupid"
     result = load_path(FIXTURE)
     assert [b.user.id for b in result.bundles] == [
-        "cupid-teacher_017-consistent", "cupid-teacher_017-contrastive", "cupid-teacher_017-changing"]
+        "cupid-teacher_017-consistent",
+        "cupid-teacher_017-contrastive",
+        "cupid-teacher_017-changing",
+    ]
     assert result.notes == []
 
 
@@ -42,9 +45,12 @@ def test_query_carries_the_gold_and_the_oracle_sessions():
         assert q.checklist == inst["current_checklist"]
         assert q.context_factor == inst["current_context_factor"]
         assert q.instance_type == inst["instance_type"].lower()  # "Contrastive" in the file
-        expected = [f"{bundle.user.id}-s{k + 1:02d}" for k, s in enumerate(inst["prior_interactions"])
-                    if s["context_factor"] == inst["current_context_factor"]
-                    and s["contextual_preference"] == inst["current_contextual_preference"]]
+        expected = [
+            f"{bundle.user.id}-s{k + 1:02d}"
+            for k, s in enumerate(inst["prior_interactions"])
+            if s["context_factor"] == inst["current_context_factor"]
+            and s["contextual_preference"] == inst["current_contextual_preference"]
+        ]
         assert q.evidence_sessions == expected and expected
         assert bundle.gold_evidence(q, None) == expected
         assert bundle.preference(q.preference_id).evidence == {0: expected}
@@ -78,8 +84,10 @@ def test_no_matching_session_is_noted(tmp_path):
     row["current_contextual_preference"] = "Something never seen before."
     result = load_path(write_jsonl(tmp_path / "c.jsonl", [row]))
     assert result.bundles[0].queries[0].evidence_sessions == []
-    assert result.notes == ["1 instance(s) have no prior session with the current context factor and preference, "
-                            "so their query has no gold evidence session"]
+    assert result.notes == [
+        "1 instance(s) have no prior session with the current context factor and preference, "
+        "so their query has no gold evidence session"
+    ]
 
 
 # -- errors ----------------------------------------------------------------------------------
@@ -93,15 +101,17 @@ def _err(tmp_path, rows, name="cupid.jsonl") -> str:
 def test_error_bad_role_names_line_and_path(tmp_path):
     rows = cupid_instances()
     rows[1]["prior_interactions"][1]["dialogue"][0]["role"] = "usr"
-    assert _err(tmp_path, rows) == ("cupid.jsonl: line 2: prior_interactions[1].dialogue[0].role: "
-                                    "expected 'user' or 'assistant', got 'usr'")
+    assert _err(tmp_path, rows) == (
+        "cupid.jsonl: line 2: prior_interactions[1].dialogue[0].role: expected 'user' or 'assistant', got 'usr'"
+    )
 
 
 def test_error_instance_type(tmp_path):
     rows = cupid_instances()
     rows[0]["instance_type"] = "stable"
-    assert _err(tmp_path, rows) == ("cupid.jsonl: line 1: instance_type: expected 'consistent', 'contrastive' "
-                                    "or 'changing', got 'stable'")
+    assert _err(tmp_path, rows) == (
+        "cupid.jsonl: line 1: instance_type: expected 'consistent', 'contrastive' or 'changing', got 'stable'"
+    )
 
 
 def test_error_missing_and_wrong_typed_fields(tmp_path):
@@ -113,12 +123,14 @@ def test_error_missing_and_wrong_typed_fields(tmp_path):
     assert _err(tmp_path, rows) == "cupid.jsonl: line 1: current_checklist[1]: expected a string, got a number"
     rows = cupid_instances()
     rows[0]["prior_interactions"][2]["dialogue"] = []
-    assert _err(tmp_path, rows) == ("cupid.jsonl: line 1: prior_interactions[2].dialogue: "
-                                    "expected at least one message, got an empty array")
+    assert _err(tmp_path, rows) == (
+        "cupid.jsonl: line 1: prior_interactions[2].dialogue: expected at least one message, got an empty array"
+    )
     rows = cupid_instances()
     rows[0]["prior_interactions"][0]["dialogue"][1]["content"] = {"text": "x"}
-    assert _err(tmp_path, rows) == ("cupid.jsonl: line 1: prior_interactions[0].dialogue[1].content: "
-                                    "expected a string, got an object")
+    assert _err(tmp_path, rows) == (
+        "cupid.jsonl: line 1: prior_interactions[0].dialogue[1].content: expected a string, got an object"
+    )
 
 
 def test_error_in_a_json_array_names_the_record(tmp_path):
@@ -134,17 +146,23 @@ def test_error_in_a_json_array_names_the_record(tmp_path):
 def test_error_duplicate_instances(tmp_path):
     rows = cupid_instances()
     rows[1]["instance_type"] = "consistent"
-    assert _err(tmp_path, rows) == ("cupid.jsonl: line 2: persona_id: duplicate instance 'cupid-teacher_017-consistent', "
-                                    "also at cupid.jsonl: line 1 (give each instance an 'id' to keep both)")
+    assert _err(tmp_path, rows) == (
+        "cupid.jsonl: line 2: persona_id: duplicate instance 'cupid-teacher_017-consistent', "
+        "also at cupid.jsonl: line 1 (give each instance an 'id' to keep both)"
+    )
     rows[0]["id"], rows[1]["id"] = "x", "x"
     assert _err(tmp_path, rows) == "cupid.jsonl: line 2: id: duplicate instance 'cupid-x', also at cupid.jsonl: line 1"
     rows[1]["id"] = "y"
-    assert [b.user.id for b in load_path(write_jsonl(tmp_path / "ok.jsonl", rows)).bundles][:2] == ["cupid-x", "cupid-y"]
+    assert [b.user.id for b in load_path(write_jsonl(tmp_path / "ok.jsonl", rows)).bundles][:2] == [
+        "cupid-x",
+        "cupid-y",
+    ]
 
 
 def test_error_a_line_that_is_not_an_object(tmp_path):
     assert _err(tmp_path, [cupid_instances()[0], ["not", "an", "instance"]]) == (
-        "cupid.jsonl: line 2: expected an object, got an array")
+        "cupid.jsonl: line 2: expected an object, got an array"
+    )
 
 
 def test_error_line_numbers_count_blank_lines(tmp_path):

@@ -33,12 +33,30 @@ def _nest(depth: int) -> object:
 
 
 GARBAGE = st.one_of(
-    st.none(), st.booleans(),
+    st.none(),
+    st.booleans(),
     st.integers(min_value=-(10**40), max_value=10**40),
     st.floats(allow_nan=True, allow_infinity=True),
     st.text(max_size=30),
-    st.sampled_from(["", " ", "user", "assistant", "usr", "D1:1", "D99:1", "#", "s1#0", "\x00", "🙂🙂", "a" * 5000,
-                     "consistent", "4:04 pm on 31 February, 2023", "session_1"]),
+    st.sampled_from(
+        [
+            "",
+            " ",
+            "user",
+            "assistant",
+            "usr",
+            "D1:1",
+            "D99:1",
+            "#",
+            "s1#0",
+            "\x00",
+            "🙂🙂",
+            "a" * 5000,
+            "consistent",
+            "4:04 pm on 31 February, 2023",
+            "session_1",
+        ]
+    ),
     st.lists(st.one_of(st.none(), st.integers(), st.text(max_size=5)), max_size=3),
     st.dictionaries(st.text(max_size=6), st.one_of(st.none(), st.integers(), st.text(max_size=5)), max_size=3),
     st.integers(min_value=1, max_value=60).map(_nest),
@@ -162,8 +180,11 @@ def test_chatlog_sharegpt_json(data):
 
 
 @settings(max_examples=max(EXAMPLES * 2 // 3, 1), deadline=None)
-@given(st.binary(max_size=300), st.sampled_from(["native", "prefeval", "cupid", "locomo", "chatlog"]),
-       st.sampled_from([".json", ".jsonl"]))
+@given(
+    st.binary(max_size=300),
+    st.sampled_from(["native", "prefeval", "cupid", "locomo", "chatlog"]),
+    st.sampled_from([".json", ".jsonl"]),
+)
 def test_arbitrary_bytes(blob, name, suffix):
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / f"blob{suffix}"

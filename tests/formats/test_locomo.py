@@ -119,17 +119,21 @@ def test_unresolvable_evidence_is_dropped_with_a_note(tmp_path):
     result = load_path(write(tmp_path, [sample]))
     q = result.bundles[0].queries[1]
     assert [result.bundles[0].turn(r).source_id for r in q.evidence_turns] == ["D2:2"]
-    assert result.notes == ["sample.json: record 0: dropped 2 QA evidence id(s) that match no turn "
-                            "(qa[1]: D9:99, qa[1]: 5)"]
+    assert result.notes == [
+        "sample.json: record 0: dropped 2 QA evidence id(s) that match no turn (qa[1]: D9:99, qa[1]: 5)"
+    ]
 
 
-@pytest.mark.parametrize("raw, expected", [
-    ("4:04 pm on 20 January, 2023", dt.date(2023, 1, 20)),
-    ("12:48 am on 1 February, 2023", dt.date(2023, 2, 1)),
-    ("9:00 am on 3 march 2021", dt.date(2021, 3, 3)),
-    ("on 31 February, 2023", None),
-    ("yesterday", None),
-])
+@pytest.mark.parametrize(
+    "raw, expected",
+    [
+        ("4:04 pm on 20 January, 2023", dt.date(2023, 1, 20)),
+        ("12:48 am on 1 February, 2023", dt.date(2023, 2, 1)),
+        ("9:00 am on 3 march 2021", dt.date(2021, 3, 3)),
+        ("on 31 February, 2023", None),
+        ("yesterday", None),
+    ],
+)
 def test_parse_date(raw, expected):
     assert locomo.parse_date(raw) == expected
 
@@ -151,16 +155,20 @@ def _err(tmp_path, data) -> str:
 def test_error_unknown_speaker(tmp_path):
     sample = locomo_sample()
     sample["conversation"]["session_2"][1]["speaker"] = "Bob"
-    assert _err(tmp_path, [sample]) == ("sample.json: record 0: conversation.session_2[1].speaker: "
-                                        "expected 'Ana' or 'Ben', got 'Bob'")
+    assert _err(tmp_path, [sample]) == (
+        "sample.json: record 0: conversation.session_2[1].speaker: expected 'Ana' or 'Ben', got 'Bob'"
+    )
 
 
 def test_error_duplicate_dia_id_and_sample_id(tmp_path):
     sample = locomo_sample()
     sample["conversation"]["session_2"][0]["dia_id"] = "D1:1"
-    assert _err(tmp_path, [sample]) == "sample.json: record 0: conversation.session_2[0].dia_id: duplicate dia_id 'D1:1'"
+    assert (
+        _err(tmp_path, [sample]) == "sample.json: record 0: conversation.session_2[0].dia_id: duplicate dia_id 'D1:1'"
+    )
     assert _err(tmp_path, [locomo_sample(), locomo_sample()]) == (
-        "sample.json: record 1: sample_id: duplicate sample id 'demo-1', also record 0")
+        "sample.json: record 1: sample_id: duplicate sample id 'demo-1', also record 0"
+    )
 
 
 def test_error_shapes(tmp_path):
@@ -172,14 +180,16 @@ def test_error_shapes(tmp_path):
     assert _err(tmp_path, [sample]) == "sample.json: record 0: qa[2].question: required field is missing"
     sample = locomo_sample()
     sample["conversation"]["session_1"][0]["text"] = 12
-    assert _err(tmp_path, [sample]) == ("sample.json: record 0: conversation.session_1[0].text: "
-                                        "expected a string, got a number")
+    assert _err(tmp_path, [sample]) == (
+        "sample.json: record 0: conversation.session_1[0].text: expected a string, got a number"
+    )
     sample = locomo_sample()
     sample["qa"][0]["category"] = "four"
     assert _err(tmp_path, [sample]) == "sample.json: record 0: qa[0].category: expected a number, got a string"
     assert _err(tmp_path, "conv") == "sample.json: expected an array or an object, got a string"
     assert _err(tmp_path, [{"conversation": {"speaker_a": "A", "speaker_b": "B"}}]) == (
-        "sample.json: record 0: conversation: expected at least one session_<N> list, found none")
+        "sample.json: record 0: conversation: expected at least one session_<N> list, found none"
+    )
 
 
 def test_error_bad_user_speaker(tmp_path):
@@ -203,4 +213,7 @@ def test_malformed_observations_are_skipped_with_a_note(tmp_path):
 def test_error_evidence_of_the_wrong_type(tmp_path):
     sample = locomo_sample()
     sample["qa"][0]["evidence"] = {"D1:1": True}
-    assert _err(tmp_path, [sample]) == "sample.json: record 0: qa[0].evidence: expected an array or a string, got an object"
+    assert (
+        _err(tmp_path, [sample])
+        == "sample.json: record 0: qa[0].evidence: expected an array or a string, got an object"
+    )

@@ -46,28 +46,44 @@ def _err(mutate) -> str:
     return str(info.value)
 
 
-@pytest.mark.parametrize("mutate, expected", [
-    (lambda d: d["sessions"][1]["turns"].__setitem__(0, {"role": "usr", "content": "x"}),
-     "alex.json: user 'alex': sessions[1].turns[0].role: expected 'user' or 'assistant', got 'usr'"),
-    (lambda d: d["sessions"][1].__setitem__("preference_ids", ["p9"]),
-     "alex.json: user 'alex': sessions[1].preference_ids: unknown preference 'p9'"),
-    (lambda d: d["sessions"].append(copy.deepcopy(d["sessions"][0])),
-     "alex.json: user 'alex': sessions[2].id: duplicate id 's1'"),
-    (lambda d: d["sessions"][0].__setitem__("colour", 2),
-     "alex.json: user 'alex': sessions[0].colour: unknown field (check its spelling against `prefscope schema`)"),
-    (lambda d: d["queries"][0].__setitem__("evidence_turns", ["s1#7"]),
-     "alex.json: user 'alex': queries[0].evidence_turns: session 's1' has no turn 7"),
-    (lambda d: d.__setitem__("version", 2), "alex.json: version: expected version 1, got 2"),
-    (lambda d: d.__setitem__("format", "other"),
-     "alex.json: format: expected 'prefscope.user' or 'prefscope.filler', got 'other'"),
-])
+@pytest.mark.parametrize(
+    "mutate, expected",
+    [
+        (
+            lambda d: d["sessions"][1]["turns"].__setitem__(0, {"role": "usr", "content": "x"}),
+            "alex.json: user 'alex': sessions[1].turns[0].role: expected 'user' or 'assistant', got 'usr'",
+        ),
+        (
+            lambda d: d["sessions"][1].__setitem__("preference_ids", ["p9"]),
+            "alex.json: user 'alex': sessions[1].preference_ids: unknown preference 'p9'",
+        ),
+        (
+            lambda d: d["sessions"].append(copy.deepcopy(d["sessions"][0])),
+            "alex.json: user 'alex': sessions[2].id: duplicate id 's1'",
+        ),
+        (
+            lambda d: d["sessions"][0].__setitem__("colour", 2),
+            "alex.json: user 'alex': sessions[0].colour: unknown field (check its spelling against `prefscope schema`)",
+        ),
+        (
+            lambda d: d["queries"][0].__setitem__("evidence_turns", ["s1#7"]),
+            "alex.json: user 'alex': queries[0].evidence_turns: session 's1' has no turn 7",
+        ),
+        (lambda d: d.__setitem__("version", 2), "alex.json: version: expected version 1, got 2"),
+        (
+            lambda d: d.__setitem__("format", "other"),
+            "alex.json: format: expected 'prefscope.user' or 'prefscope.filler', got 'other'",
+        ),
+    ],
+)
 def test_error_messages(mutate, expected):
     assert _err(mutate) == expected
 
 
 def test_error_message_folds_validator_field_into_the_path():
     assert _err(lambda d: d["queries"][1].__setitem__("answer", "E")) == (
-        "alex.json: user 'alex': queries[1].answer: expected one of A, B, C, D, got 'E'")
+        "alex.json: user 'alex': queries[1].answer: expected one of A, B, C, D, got 'E'"
+    )
 
 
 def test_error_message_for_a_non_filler_session_in_a_pool():

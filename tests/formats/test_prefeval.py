@@ -57,8 +57,12 @@ def test_real_sessions_follow_the_documented_mapping(real):
         assert [(t.role, t.content) for t in e.turns] == [("user", explicit[i]["preference"])]
         c = b.session(f"{b.user.id}-choice-based")
         conv = choice[i]["conversation"]
-        assert [t.content for t in c.turns] == [conv["query"], conv["assistant_options"], conv["user_selection"],
-                                                conv["assistant_acknowledgment"]]
+        assert [t.content for t in c.turns] == [
+            conv["query"],
+            conv["assistant_options"],
+            conv["user_selection"],
+            conv["assistant_acknowledgment"],
+        ]
         assert [t.role for t in c.turns] == ["user", "assistant", "user", "assistant"]
         assert c.meta["aligned_op"] == choice[i]["aligned_op"] and c.meta["prefeval_form"] == "choice-based"
         p = b.session(f"{b.user.id}-persona-driven")
@@ -162,7 +166,8 @@ def test_error_different_preference_names_both_files_and_the_index(tree):
     files[f"implicit_preference/choice-based/{TOPIC}.json"][1]["preference"] = "I love loud nightlife districts."
     assert _err(write()) == (
         f"implicit_preference/choice-based/{TOPIC}.json: record 1: preference: expected the same preference as "
-        f"explicit_preference/{TOPIC}.json record 1 (files are matched by index), got 'I love loud nightlife districts.'")
+        f"explicit_preference/{TOPIC}.json record 1 (files are matched by index), got 'I love loud nightlife districts.'"
+    )
 
 
 def test_error_different_question(tree):
@@ -170,38 +175,48 @@ def test_error_different_question(tree):
     files[f"mcq_options/{TOPIC}.json"][0]["question"] = "Other?"
     assert _err(write()) == (
         f"mcq_options/{TOPIC}.json: record 0: question: expected the same question as "
-        f"explicit_preference/{TOPIC}.json record 0 (files are matched by index), got 'Other?'")
+        f"explicit_preference/{TOPIC}.json record 0 (files are matched by index), got 'Other?'"
+    )
 
 
 def test_error_record_counts_differ(tree):
     files, write = tree
     files[f"mcq_options/{TOPIC}.json"].pop()
-    assert _err(write()) == (f"mcq_options/{TOPIC}.json: has 1 records but explicit_preference/{TOPIC}.json has 2; "
-                             "PrefEval files of one topic are matched record by record")
+    assert _err(write()) == (
+        f"mcq_options/{TOPIC}.json: has 1 records but explicit_preference/{TOPIC}.json has 2; "
+        "PrefEval files of one topic are matched record by record"
+    )
 
 
 def test_error_wrong_types_and_missing_fields(tree):
     files, write = tree
     files[f"mcq_options/{TOPIC}.json"][1]["classification_task_options"] = "aligned"
-    assert _err(write()) == (f"mcq_options/{TOPIC}.json: record 1: classification_task_options: "
-                             "expected an array, got a string")
+    assert _err(write()) == (
+        f"mcq_options/{TOPIC}.json: record 1: classification_task_options: expected an array, got a string"
+    )
     files[f"mcq_options/{TOPIC}.json"][1]["classification_task_options"] = ["a", "b", 3]
-    assert _err(write()) == (f"mcq_options/{TOPIC}.json: record 1: classification_task_options[2]: "
-                             "expected a string, got a number")
+    assert _err(write()) == (
+        f"mcq_options/{TOPIC}.json: record 1: classification_task_options[2]: expected a string, got a number"
+    )
     files[f"mcq_options/{TOPIC}.json"][1]["classification_task_options"] = ["a", "b"]
     del files[f"implicit_preference/persona-driven/{TOPIC}.json"][0]["conversation"]["1"]["user"]
-    assert _err(write()) == (f"implicit_preference/persona-driven/{TOPIC}.json: record 0: conversation.1.user: "
-                             "required field is missing")
+    assert _err(write()) == (
+        f"implicit_preference/persona-driven/{TOPIC}.json: record 0: conversation.1.user: required field is missing"
+    )
     files[f"implicit_preference/persona-driven/{TOPIC}.json"][0]["conversation"] = {"first": {"user": "x"}}
-    assert _err(write()) == (f"implicit_preference/persona-driven/{TOPIC}.json: record 0: conversation: "
-                             "expected turn numbers as keys (\"0\", \"1\", …), got 'first'")
+    assert _err(write()) == (
+        f"implicit_preference/persona-driven/{TOPIC}.json: record 0: conversation: "
+        'expected turn numbers as keys ("0", "1", …), got \'first\''
+    )
 
 
 def test_error_choice_conversation_key_missing(tree):
     files, write = tree
     del files[f"implicit_preference/choice-based/{TOPIC}.json"][0]["conversation"]["user_selection"]
-    assert _err(write()) == (f"implicit_preference/choice-based/{TOPIC}.json: record 0: "
-                             "conversation.user_selection: required field is missing")
+    assert _err(write()) == (
+        f"implicit_preference/choice-based/{TOPIC}.json: record 0: "
+        "conversation.user_selection: required field is missing"
+    )
 
 
 def test_error_top_level_not_a_list(tree):
@@ -213,7 +228,9 @@ def test_error_top_level_not_a_list(tree):
 def test_error_filler_duplicate_id_and_bad_content(tree):
     files, write = tree
     files["filtered_inter_turns.json"][1]["conversation_id"] = "conv-a"
-    assert _err(write()) == "filtered_inter_turns.json: record 1: conversation_id: duplicate id 'conv-a' (also record 0)"
+    assert (
+        _err(write()) == "filtered_inter_turns.json: record 1: conversation_id: duplicate id 'conv-a' (also record 0)"
+    )
     files["filtered_inter_turns.json"][1]["conversation_id"] = "conv-b"
     files["filtered_inter_turns.json"][0]["conversation"][1]["content"] = None
     assert _err(write()) == "filtered_inter_turns.json: record 0: conversation[1].content: expected a string, got null"

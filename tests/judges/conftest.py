@@ -20,5 +20,7 @@ def make_plan(method: str = "zero-shot") -> PromptPlan:
     return PromptPlan(method=method, steps=[PromptStep(name="answer", messages=[Message(role="user", content="q")])])
 
 
-def item_for(bundle, query_id: str, response: str, *, method: str = "zero-shot", model: str = "demo:generic") -> JudgeInput:
+def item_for(
+    bundle, query_id: str, response: str, *, method: str = "zero-shot", model: str = "demo:generic"
+) -> JudgeInput:
     return JudgeInput(bundle, bundle.query(query_id), 1, make_plan(method), response, model)

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from core.calls import Completion
 from core.plan import Message
 from core.providers.base import ModelSpec
+from core.providers.calls import Completion
 
 
 class ScriptedJudgeModel:

@@ -8,8 +8,8 @@ import json
 import numpy as np
 import pytest
 
-from core.judges import relevance as rel
-from core.judges.attributes import chunk_history, cluster, combined_confidence, extract, parse_extraction
+from core.analysis import relevance as rel
+from core.analysis.attributes import chunk_history, cluster, combined_confidence, extract, parse_extraction
 from core.model import Attribute
 from core.plan import RetrievedTurn
 from tests.judges.scripted import ScriptedJudgeModel, user_text
@@ -59,21 +59,42 @@ def test_parse_extraction_repairs_and_reports():
     cands, error, notes = parse_extraction(text, 0, ["s1#0", "s1#2"])
     assert error is None
     assert [(c.text, c.confidence, c.evidence) for c in cands] == [
-        ("The user prefers live calls.", 0.9, ["s1#0"]), ("The user climbs indoors.", 0.8, ["s1#2"])]
+        ("The user prefers live calls.", 0.9, ["s1#0"]),
+        ("The user climbs indoors.", 0.8, ["s1#2"]),
+    ]
     assert any("zz#9" in n for n in notes) and any("percentage" in n for n in notes)
     assert any("No confidence" in n or "attributes[2]" in n for n in notes)
-    assert parse_extraction("I could not find anything.", 0, [])[1] == "no JSON object with an 'attributes' list in the output"
+    assert (
+        parse_extraction("I could not find anything.", 0, [])[1]
+        == "no JSON object with an 'attributes' list in the output"
+    )
 
 
 async def test_extract_filters_merges_and_verifies(priya):
     first_ref = f"{priya.sessions[0].id}#0"
     per_chunk = [
-        {"attributes": [{"attribute": "The user prefers live calls.", "reasoning": "r1", "confidence": 0.7,
-                         "evidence": [first_ref]},
-                        {"attribute": "The user climbs indoors.", "reasoning": "r2", "confidence": 0.9, "evidence": []},
-                        {"attribute": "The user is a pilot.", "reasoning": "weak", "confidence": 0.2, "evidence": []}]},
-        {"attributes": [{"attribute": "The user likes short live meetings.", "reasoning": "r3", "confidence": 0.5,
-                         "evidence": []}]},
+        {
+            "attributes": [
+                {
+                    "attribute": "The user prefers live calls.",
+                    "reasoning": "r1",
+                    "confidence": 0.7,
+                    "evidence": [first_ref],
+                },
+                {"attribute": "The user climbs indoors.", "reasoning": "r2", "confidence": 0.9, "evidence": []},
+                {"attribute": "The user is a pilot.", "reasoning": "weak", "confidence": 0.2, "evidence": []},
+            ]
+        },
+        {
+            "attributes": [
+                {
+                    "attribute": "The user likes short live meetings.",
+                    "reasoning": "r3",
+                    "confidence": 0.5,
+                    "evidence": [],
+                }
+            ]
+        },
     ]
 
     def answer(spec, messages):
@@ -85,8 +106,9 @@ async def test_extract_filters_merges_and_verifies(priya):
         return json.dumps(per_chunk[n]) if n < len(per_chunk) else '{"attributes": []}'
 
     model = ScriptedJudgeModel(answer)
-    ex = await extract(priya, "openai:gpt-4o-mini", model, embed=fake_embed, chunk_chars=20_000,
-                       verifier="anthropic:claude-sonnet-4-5")
+    ex = await extract(
+        priya, "openai:gpt-4o-mini", model, embed=fake_embed, chunk_chars=20_000, verifier="anthropic:claude-sonnet-4-5"
+    )
     texts = [x.attribute.text for x in ex.attributes]
     assert len(texts) == 2 and "The user climbs indoors." in texts
     merged = next(x for x in ex.attributes if x.merged_from)
@@ -102,7 +124,7 @@ async def test_extract_filters_merges_and_verifies(priya):
 
 
 def test_same_chunk_members_count_once_in_confidence():
-    from core.judges.attributes import Candidate
+    from core.analysis.attributes import Candidate
 
     same = [Candidate("a", "", 0.6, [], 0), Candidate("b", "", 0.5, [], 0)]
     assert combined_confidence(same) == pytest.approx(0.6)
@@ -115,14 +137,35 @@ def _relevance_case(priya):
     q = priya.query("p1-open")
     gold_session = priya.gold_evidence(q, 1)[0]
     other = next(s.id for s in priya.sessions if s.id not in priya.gold_evidence(q, 1))
-    attrs = [Attribute(id="a1", text="The user wants live calls and written notes instead of recorded video updates.",
-                       evidence_turns=[f"{gold_session}#0"], source="t"),
-             Attribute(id="a2", text="The user boulders indoors at a climbing gym.", evidence_turns=[f"{other}#0"],
-                       source="t")]
-    retrieved = [RetrievedTurn(rank=1, session_id=gold_session, turn_index=0, similarity=0.5, is_evidence=True,
-                               text="I hate Loom walkthrough updates from clients."),
-                 RetrievedTurn(rank=2, session_id=other, turn_index=0, similarity=0.3, is_evidence=False,
-                               text="Bouldering at the gym tonight.")]
+    attrs = [
+        Attribute(
+            id="a1",
+            text="The user wants live calls and written notes instead of recorded video updates.",
+            evidence_turns=[f"{gold_session}#0"],
+            source="t",
+        ),
+        Attribute(
+            id="a2", text="The user boulders indoors at a climbing gym.", evidence_turns=[f"{other}#0"], source="t"
+        ),
+    ]
+    retrieved = [
+        RetrievedTurn(
+            rank=1,
+            session_id=gold_session,
+            turn_index=0,
+            similarity=0.5,
+            is_evidence=True,
+            text="I hate Loom walkthrough updates from clients.",
+        ),
+        RetrievedTurn(
+            rank=2,
+            session_id=other,
+            turn_index=0,
+            similarity=0.3,
+            is_evidence=False,
+            text="Bouldering at the gym tonight.",
+        ),
+    ]
     targets = rel.attribute_targets(priya, q, 1, attrs) + rel.turn_targets(retrieved)
     return q, targets
 
@@ -132,11 +175,17 @@ async def test_deciders_side_by_side_with_agreement(priya):
     assert [t.gold for t in targets] == [True, False, True, False]
 
     def answer(spec, messages):  # an over-selecting LLM: says yes to everything but the climbing attribute
-        return '{"relevant": "no", "reason": "unrelated"}' if "boulders" in user_text(messages) else \
-            '{"relevant": "yes", "reason": "changes the plan"}'
+        return (
+            '{"relevant": "no", "reason": "unrelated"}'
+            if "boulders" in user_text(messages)
+            else '{"relevant": "yes", "reason": "changes the plan"}'
+        )
 
-    decisions = (rel.gold_decisions(targets) + rel.bm25_decisions(q.text, targets)
-                 + await rel.llm_decisions(q.text, targets, "openai:gpt-4o-mini", ScriptedJudgeModel(answer)))
+    decisions = (
+        rel.gold_decisions(targets)
+        + rel.bm25_decisions(q.text, targets)
+        + await rel.llm_decisions(q.text, targets, "openai:gpt-4o-mini", ScriptedJudgeModel(answer))
+    )
     table = rel.side_by_side(decisions)
     assert set(table[("attribute", "a1")]) == {"gold", "bm25", "llm"}
     agree = {a.decider: a for a in rel.agreement(decisions, "gold")}
@@ -149,7 +198,8 @@ async def test_deciders_side_by_side_with_agreement(priya):
 async def test_unparseable_llm_relevance_is_undecided_and_left_out_of_agreement(priya):
     q, targets = _relevance_case(priya)
     decisions = rel.gold_decisions(targets) + await rel.llm_decisions(
-        q.text, targets, "openai:gpt-4o-mini", ScriptedJudgeModel(lambda s, m: "Possibly."))
+        q.text, targets, "openai:gpt-4o-mini", ScriptedJudgeModel(lambda s, m: "Possibly.")
+    )
     llm = [d for d in decisions if d.decider == "llm"]
     assert all(d.relevant is None and not d.parse_ok and d.raw == "Possibly." for d in llm)
     [a] = rel.agreement(decisions, "gold")

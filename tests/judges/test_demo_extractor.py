@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import asyncio
 
-from core.calls import collect
+from core.analysis.attributes import extract
+from core.analysis.relevance import Target, llm_decisions
 from core.formats.native import load_file
-from core.judges.attributes import extract
-from core.judges.relevance import Target, llm_decisions
 from core.model import split_turn_ref
+from core.providers.calls import collect
 from core.providers.demo import DemoProvider
 from tests.conftest import SAMPLE_DATA
 
@@ -39,10 +39,13 @@ def test_extraction_quotes_the_users_own_words_with_valid_evidence():
 
 
 def test_relevance_answers_parse_as_decisions():
-    targets = [Target("attribute", "a1", "The user says: \"I eat my main hot meal at 3 a.m.\"", True),
-               Target("attribute", "a2", "The user says: \"My sister lives in Otley.\"", False)]
-    decisions = asyncio.run(llm_decisions("When should I eat my main hot meal on night shifts?", targets,
-                                          "demo:extractor", complete))
+    targets = [
+        Target("attribute", "a1", 'The user says: "I eat my main hot meal at 3 a.m."', True),
+        Target("attribute", "a2", 'The user says: "My sister lives in Otley."', False),
+    ]
+    decisions = asyncio.run(
+        llm_decisions("When should I eat my main hot meal on night shifts?", targets, "demo:extractor", complete)
+    )
     by_id = {d.target_id: d for d in decisions}
     assert all(d.parse_ok for d in decisions)
     assert by_id["a1"].relevant is True and by_id["a2"].relevant is False

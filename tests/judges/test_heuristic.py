@@ -44,14 +44,18 @@ async def test_labelled_heuristic_and_deterministic(priya):
 
 def test_negated_mentions_count_as_awareness_not_violation():
     pref = "Avoids seafood; prefers hearty vegetable stews."
-    scores = score_heuristic(pref, "What should I cook tonight?", "Skip the seafood tonight and make a hearty vegetable stew.")
+    scores = score_heuristic(
+        pref, "What should I cook tonight?", "Skip the seafood tonight and make a hearty vegetable stew."
+    )
     assert scores["alignment"][0] >= 4
     assert "steers away from 'seafood'" in scores["awareness"][1]
 
 
 def test_generic_answer_is_middling_and_an_apology_caps_quality():
     pref = "Prefers sleeper trains over flights for trips inside India."
-    generic = score_heuristic(pref, "How should I get to Goa?", "There are many ways to travel; pick what suits you best.")
+    generic = score_heuristic(
+        pref, "How should I get to Goa?", "There are many ways to travel; pick what suits you best."
+    )
     assert generic["awareness"][0] == 1 and generic["alignment"][0] == 3
     sorry = score_heuristic(pref, "How should I get to Goa?", "I'm sorry, I don't remember your preferences. " * 20)
     assert sorry["quality"][0] <= 2

@@ -7,11 +7,11 @@ import json
 
 import pytest
 
-from core.calls import Completion
 from core.judges.checklist import ChecklistJudge
 from core.judges.personalization import PersonalizationJudge, personalized_is_b
 from core.judges.rubric import RubricJudge
 from core.judges.taxonomy import TaxonomyJudge, classify
+from core.providers.calls import Completion
 from tests.judges.conftest import item_for
 from tests.judges.scripted import ScriptedJudgeModel, all_text, user_text
 
@@ -28,7 +28,7 @@ async def test_rubric_makes_one_call_per_dimension_with_its_criteria(priya):
         if "## Dimension: Preference Awareness" in text:
             return '{"score": 4, "rationale": "States the live-call preference."}'
         if "## Dimension: Preference Alignment" in text:
-            return "Looking at it... ```json\n{\"score\": 5, \"rationale\": \"No recorded video.\"}\n```"
+            return 'Looking at it... ```json\n{"score": 5, "rationale": "No recorded video."}\n```'
         return "The answer is fine overall."  # quality: no score -> recorded failure
 
     judge_model = ScriptedJudgeModel(answer)
@@ -66,12 +66,16 @@ async def test_rubric_records_a_failed_call(priya):
 
 
 async def test_cupid_checklist_judge_uses_dataset_checklist_and_figure_16(priya):
-    q = priya.query("p1-open").model_copy(update={"gold_preference": "Wants live calls, not recorded video.",
-                                                  "checklist": ["Does it propose live calls?",
-                                                                "Does it avoid recorded video?"]})
+    q = priya.query("p1-open").model_copy(
+        update={
+            "gold_preference": "Wants live calls, not recorded video.",
+            "checklist": ["Does it propose live calls?", "Does it avoid recorded video?"],
+        }
+    )
     bundle = priya.model_copy(update={"queries": [q]})
-    model = ScriptedJudgeModel(lambda s, m: "### Evaluation of AI Assistant's Response\n1. **Checklist item 1:** yes\n"
-                                            "### Evaluation Score\n8")
+    model = ScriptedJudgeModel(
+        lambda s, m: "### Evaluation of AI Assistant's Response\n1. **Checklist item 1:** yes\n### Evaluation Score\n8"
+    )
     out = await ChecklistJudge("openai:gpt-4o").judge(item_for(bundle, "p1-open", "Live calls twice a week."), model)
     assert len(model.calls) == 1
     system = model.calls[0][1][0].content
@@ -97,7 +101,9 @@ async def test_cupid_checklist_judge_decomposes_when_the_dataset_has_no_checklis
 
 
 def test_taxonomy_mapping_covers_every_label():
-    assert classify(acknowledged=False, hallucinated=False, violated=True, helpful=True) == "preference-unaware violation"
+    assert (
+        classify(acknowledged=False, hallucinated=False, violated=True, helpful=True) == "preference-unaware violation"
+    )
     assert classify(acknowledged=True, hallucinated=True, violated=True, helpful=True) == "hallucinated violation"
     assert classify(acknowledged=True, hallucinated=True, violated=False, helpful=True) == "hallucinated violation"
     assert classify(acknowledged=True, hallucinated=False, violated=True, helpful=True) == "inconsistency violation"
@@ -110,9 +116,15 @@ async def test_taxonomy_judge_four_checks_then_label(priya):
 
     def answer(spec, messages):
         text = user_text(messages)
-        key = ("acknowledge" if "acknowledge the user's preference" in text else
-               "hallucinate" if "attribute to the user a preference that is wrong" in text else
-               "violate" if "rules out or disfavours" in text else "helpful")
+        key = (
+            "acknowledge"
+            if "acknowledge the user's preference" in text
+            else "hallucinate"
+            if "attribute to the user a preference that is wrong" in text
+            else "violate"
+            if "rules out or disfavours" in text
+            else "helpful"
+        )
         return json.dumps({"answer": answers[key], "explanation": key})
 
     model = ScriptedJudgeModel(answer)
@@ -121,7 +133,11 @@ async def test_taxonomy_judge_four_checks_then_label(priya):
     label = next(j for j in out if j.dimension == "label")
     assert label.extra["label"] == "inconsistency violation" and label.score == 0.0
     assert {j.dimension: j.score for j in out if j.dimension != "label"} == {
-        "acknowledged": 1.0, "hallucinated": 0.0, "violated": 1.0, "helpful": 1.0}
+        "acknowledged": 1.0,
+        "hallucinated": 0.0,
+        "violated": 1.0,
+        "helpful": 1.0,
+    }
 
 
 async def test_taxonomy_label_fails_when_a_check_fails(priya):

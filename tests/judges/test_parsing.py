@@ -9,8 +9,11 @@ from core.judges.parsing import first_json, parse_label, parse_score
 
 GOOD = [
     ('{"score": 4, "rationale": "Mentions the sleeper train."}', 4, "Mentions the sleeper train."),
-    ('Here is my evaluation.\n```json\n{"score": 2, "rationale": "Suggests a flight."}\n```\nHope this helps!', 2,
-     "Suggests a flight."),
+    (
+        'Here is my evaluation.\n```json\n{"score": 2, "rationale": "Suggests a flight."}\n```\nHope this helps!',
+        2,
+        "Suggests a flight.",
+    ),
     ('Sure! {"rationale": "Centred on live calls", "score": "5"}', 5, "Centred on live calls"),
     ("Score: 3\nRationale: generic advice that fits anyone.", 3, None),
     ("**Score:** 4/5 — integrates the preference well.", 4, None),
@@ -37,7 +40,7 @@ BAD = [
     ("Score: 0", "outside the 1–5 scale"),
     ("I'd say the score is 3-4 since it is partly aligned.", "range"),
     ('{"score": "3-4"}', "range"),
-    ("Score: 3\n\nOn reflection:\n```json\n{\"score\": 4, \"rationale\": \"x\"}\n```", "two different scores"),
+    ('Score: 3\n\nOn reflection:\n```json\n{"score": 4, "rationale": "x"}\n```', "two different scores"),
     ("Awareness: score 2. Alignment score: 5.", "two different scores"),
     ("I'm sorry, but I can't evaluate responses about personal preferences.", "refused"),
     ("Rating: 8/10", "different scale"),
@@ -56,15 +59,19 @@ def test_malformed_outputs_fail_with_a_reason(text, reason):
 
 
 def test_cupid_style_heading_score_on_a_1_to_10_scale():
-    text = ("### Evaluation of AI Assistant's Response\n\n1. **Checklist item 1:** covers 2/3 of the asks.\n\n"
-            "### Evaluation Score\n\n7")
+    text = (
+        "### Evaluation of AI Assistant's Response\n\n1. **Checklist item 1:** covers 2/3 of the asks.\n\n"
+        "### Evaluation Score\n\n7"
+    )
     p = parse_score(text, 1, 10)
     assert p.ok and p.value == 7
 
 
 def test_labels_from_json_prose_and_conflicts():
     yn = {"yes": ("y", "true"), "no": ("n", "false")}
-    assert parse_label('Reasoning first. {"answer": "Yes", "explanation": "it says so"}', yn, key="answer").value == "yes"
+    assert (
+        parse_label('Reasoning first. {"answer": "Yes", "explanation": "it says so"}', yn, key="answer").value == "yes"
+    )
     assert parse_label("Answer: no", yn, key="answer").value == "no"
     both = parse_label("Answer: yes. Actually, Answer: no.", yn, key="answer")
     assert not both.ok and "several different labels" in both.error

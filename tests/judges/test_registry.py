@@ -6,23 +6,30 @@ import pytest
 
 from core.judges import JUDGE_CHOICES, JudgeSpecError, judges_for, parse_judge
 from core.judges.templates import family
-from core.run import RunSpec
 from core.providers.base import ModelSpec
+from core.run.spec import RunSpec
 from core.settings import Settings
 
 
 def test_judge_strings_resolve_to_kind_and_model():
     assert parse_judge("demo:heuristic") == ("heuristic", None)
     assert parse_judge("rubric:openai:gpt-4o-mini") == ("rubric", "openai:gpt-4o-mini")
-    assert parse_judge("checklist", default_model="anthropic:claude-sonnet-4-5") == ("checklist", "anthropic:claude-sonnet-4-5")
+    assert parse_judge("checklist", default_model="anthropic:claude-sonnet-4-5") == (
+        "checklist",
+        "anthropic:claude-sonnet-4-5",
+    )
     for bad in ("rubric", "rubric:gpt-4o", "vibes:openai:gpt-4o"):
         with pytest.raises(JudgeSpecError):
             parse_judge(bad, default_model="demo:heuristic")
 
 
 def test_judges_for_a_run_spec_adds_choice_once():
-    spec = RunSpec(user_id="u", query_id="q", models=[ModelSpec(id="demo:generic")],
-                   judges=["demo:heuristic", "rubric:openai:gpt-4o-mini", "choice"])
+    spec = RunSpec(
+        user_id="u",
+        query_id="q",
+        models=[ModelSpec(id="demo:generic")],
+        judges=["demo:heuristic", "rubric:openai:gpt-4o-mini", "choice"],
+    )
     names = [j.name for j in judges_for(spec, Settings())]
     assert names == ["demo:heuristic", "rubric:openai:gpt-4o-mini", "choice"]
     assert judges_for(RunSpec(user_id="u", query_id="q", models=[ModelSpec(id="demo:generic")]), Settings()) == []

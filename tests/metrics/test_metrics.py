@@ -64,10 +64,9 @@ def test_bradley_terry_recovers_known_strengths():
 
 def test_bradley_terry_is_a_minimum_of_the_cross_entropy():
     """On the InterPref Table 3 win rates the fit beats any nudged coefficients."""
-    w = np.array([[np.nan, 0.51, 0.65, 0.75],
-                  [0.48, np.nan, 0.58, 0.77],
-                  [0.34, 0.41, np.nan, 0.60],
-                  [0.23, 0.22, 0.39, np.nan]])
+    w = np.array(
+        [[np.nan, 0.51, 0.65, 0.75], [0.48, np.nan, 0.58, 0.77], [0.34, 0.41, np.nan, 0.60], [0.23, 0.22, 0.39, np.nan]]
+    )
     xi = metrics.bradley_terry(w)
     best = metrics.bt_cross_entropy(w, xi)
     assert list(np.argsort(-xi)) == [0, 1, 2, 3]

@@ -25,8 +25,27 @@ def test_prints_messages_tokens_and_evidence():
 
 
 def test_rag_json_with_filler_and_retrieved_turns():
-    r = run("fx-mara", "q1-mcq", "--bundle", BUNDLE, "--expression", "1", "--context", "normal", "--filler", FILLER,
-            "--method", "rag", "--retriever", "bm25", "--k", "3", "--seed", "2", "--json")
+    r = run(
+        "fx-mara",
+        "q1-mcq",
+        "--bundle",
+        BUNDLE,
+        "--expression",
+        "1",
+        "--context",
+        "normal",
+        "--filler",
+        FILLER,
+        "--method",
+        "rag",
+        "--retriever",
+        "bm25",
+        "--k",
+        "3",
+        "--seed",
+        "2",
+        "--json",
+    )
     assert r.exit_code == 0, r.output
     out = json.loads(r.output)
     assert out["context"]["within_target"] is True and out["context"]["reused_filler"] is True

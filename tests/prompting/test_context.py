@@ -3,10 +3,9 @@ import datetime as dt
 
 import pytest
 
-from core.context import (
-    CONFIGS, ContextError, ContextWindowExceeded, InMemorySummaryCache, abuild_context, build_context, check_window,
-    session_hash,
-)
+from core.history.build import abuild_context, build_context
+from core.history.configs import CONFIGS, ContextError, ContextWindowExceeded, check_window
+from core.history.summaries import InMemorySummaryCache, session_hash
 from core.methods.cupid import session_summary_plan, summary_from_reply
 from core.model import FillerPool
 
@@ -49,7 +48,7 @@ def test_extreme_has_tail_after_all_user_sessions(mara, filler_pool):
     ctx = build_context(mara, query="q1-open", expression_type=1, config="extreme", seed=1, filler_pools=[filler_pool])
     segments = [s.segment for s in ctx.sessions]
     last_user = max(i for i, s in enumerate(segments) if s == "user")
-    assert all(s == "tail" for s in segments[last_user + 1:])
+    assert all(s == "tail" for s in segments[last_user + 1 :])
     assert abs(ctx.tail_tokens - 210_000) <= 0.02 * 210_000
     assert min(e.tokens_to_query for e in ctx.evidence) >= ctx.tail_tokens
 
@@ -70,9 +69,12 @@ def test_empty_pool_says_so(mara):
 
 
 def test_big_filler_session_is_cut_to_land_on_target(mara, filler_pool):
-    big = filler_pool.sessions[1].model_copy(update={
-        "id": "huge", "turns": [t.model_copy(update={"content": t.content * 400}) for t in filler_pool.sessions[1].turns]
-    })
+    big = filler_pool.sessions[1].model_copy(
+        update={
+            "id": "huge",
+            "turns": [t.model_copy(update={"content": t.content * 400}) for t in filler_pool.sessions[1].turns],
+        }
+    )
     pool = FillerPool(id="big", sessions=[big])
     ctx = build_context(mara, query="q1-open", expression_type=1, config="normal", filler_pools=[pool])
     assert ctx.truncated_filler and ctx.within_target
@@ -105,7 +107,7 @@ def test_unknown_config_and_expression(mara):
 
 
 def test_undated_sessions_stay_next_to_their_neighbours(mara):
-    from core.context import chronological
+    from core.history.selection import chronological
 
     s = mara.sessions
     undated = s[3].model_copy(update={"date": None, "id": "undated"})
@@ -130,11 +132,15 @@ def test_summaries_are_cached_by_model_and_session_hash(cupid_user):
         calls.append(session.id)
         return f"summary of {session.id}"
 
-    ctx = build_context(cupid_user, query="qc1", config="summaries", summarise=summarise, summary_cache=cache, summary_model="m")
+    ctx = build_context(
+        cupid_user, query="qc1", config="summaries", summarise=summarise, summary_cache=cache, summary_model="m"
+    )
     assert [s.summary for s in ctx.sessions] == [f"summary of {i}" for i in ("t1", "t2", "t3", "t4")]
     assert ctx.summary_requests == []
     assert cache.get_summary("m", session_hash(cupid_user.session("t1"))) == "summary of t1"
-    build_context(cupid_user, query="qc1", config="summaries", summarise=summarise, summary_cache=cache, summary_model="m")
+    build_context(
+        cupid_user, query="qc1", config="summaries", summarise=summarise, summary_cache=cache, summary_model="m"
+    )
     assert len(calls) == 4  # second build: all cache hits
     pending = build_context(cupid_user, query="qc1", config="summaries", summary_cache=cache, summary_model="other")
     assert pending.summary_requests == ["t1", "t2", "t3", "t4"]
@@ -145,7 +151,9 @@ def test_async_summariser(cupid_user):
         await asyncio.sleep(0)
         return f"async {session.id}"
 
-    ctx = asyncio.run(abuild_context(cupid_user, query="qc1", config="summaries", summarise=summarise, summary_model="m"))
+    ctx = asyncio.run(
+        abuild_context(cupid_user, query="qc1", config="summaries", summarise=summarise, summary_model="m")
+    )
     assert ctx.sessions[0].summary == "async t1"
     with pytest.raises(ContextError, match="abuild_context"):
         build_context(cupid_user, config="summaries", summarise=summarise)

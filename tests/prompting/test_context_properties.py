@@ -3,7 +3,9 @@
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.context import CONFIGS, TOLERANCE, build_context
+from core.history.build import build_context
+from core.history.configs import CONFIGS
+from core.history.filler import TOLERANCE
 from core.model import FillerPool
 
 FILLER_CONFIGS = [c for c in CONFIGS.values() if c.filler_target]
@@ -40,8 +42,10 @@ def test_context_properties(mara, filler_pool, cfg, seed, expression, query, poo
     user_dates = [s.session.date for s in ctx.sessions if s.segment == "user"]
     assert user_dates == sorted(user_dates)
     for e in ctx.evidence:
-        assert e.tokens_to_query == sum(s.tokens for s in ctx.sessions[e.position + 1:])
+        assert e.tokens_to_query == sum(s.tokens for s in ctx.sessions[e.position + 1 :])
 
     # same seed -> identical context
     again = build_context(mara, query=query, expression_type=expression, config=cfg.name, seed=seed, filler_pools=pools)
-    assert [(s.key, s.tokens, s.segment) for s in again.sessions] == [(s.key, s.tokens, s.segment) for s in ctx.sessions]
+    assert [(s.key, s.tokens, s.segment) for s in again.sessions] == [
+        (s.key, s.tokens, s.segment) for s in ctx.sessions
+    ]

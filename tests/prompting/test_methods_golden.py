@@ -5,10 +5,9 @@ Regenerate after an intended change: PREFSCOPE_UPDATE_GOLDEN=1 .venv/bin/python 
 
 import pytest
 
-from core.context import build_context
-from core.methods import METHODS, method_info, plan
-from core.methods import prompts
-from core.tokens import count_messages
+from core.history.build import build_context
+from core.history.tokens import count_messages
+from core.methods import METHODS, method_info, plan, prompts
 from tests.prompting.conftest import check_golden
 
 CASES = [(m, "q1-open") for m in METHODS] + [("reminder", "q1-mcq"), ("zero-shot", "q1-t"), ("cupid-generate", "q1-f")]
@@ -33,8 +32,10 @@ def test_cupid_golden_on_task_sessions(cupid_user):
 
 def test_realpref_prompts_are_verbatim(mara):
     ctx = build_context(mara, query="q1-open", expression_type=1, config="simple")
-    reminder = ("When you answer the question, recall my preference indicated in the conversation history, "
-                "and provide an answer that aligns with my preferences.")
+    reminder = (
+        "When you answer the question, recall my preference indicated in the conversation history, "
+        "and provide an answer that aligns with my preferences."
+    )
     last = plan("reminder", ctx, mara.query("q1-open")).steps[0].messages[-1]
     assert last.role == "user" and last.content == reminder + "\n\n" + mara.query("q1-open").text
     few = plan("fewshot-cot", ctx, mara.query("q1-open")).steps[0].messages[-1].content

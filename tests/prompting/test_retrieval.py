@@ -3,9 +3,16 @@ import sys
 
 import pytest
 
-from core.context import build_context
-from core.retrieval import (
-    Embedder, InMemoryEmbeddingCache, RetrievalError, hit_at_k, rank_units, resolve_model_path, retrieve, turn_units,
+from core.history.build import build_context
+from core.history.retrieval import (
+    Embedder,
+    InMemoryEmbeddingCache,
+    RetrievalError,
+    hit_at_k,
+    rank_units,
+    resolve_model_path,
+    retrieve,
+    turn_units,
 )
 
 
@@ -27,7 +34,9 @@ def mini_history(sample_pool):
     from tests.prompting.conftest import FIXTURES
 
     mara = load_path(FIXTURES / "mara.json").bundles[0]
-    return mara, build_context(mara, query="q1-open", expression_type=1, config="normal", seed=5, filler_pools=sample_pool)
+    return mara, build_context(
+        mara, query="q1-open", expression_type=1, config="normal", seed=5, filler_pools=sample_pool
+    )
 
 
 @pytest.fixture(scope="module")
@@ -46,10 +55,13 @@ def test_units_pair_user_turn_with_following_reply(mara):
     assert first[0].text.startswith("Went to that new tapas bar") and "exhausting" in first[0].text
 
 
-@pytest.mark.parametrize("question,evidence", [
-    ("Which restaurant should I book for a calm dinner with my sister?", "s-p1-e1"),
-    ("Can you find dog-friendly cottages for a trip with my greyhound?", "s-p2-e1"),
-])
+@pytest.mark.parametrize(
+    "question,evidence",
+    [
+        ("Which restaurant should I book for a calm dinner with my sister?", "s-p1-e1"),
+        ("Can you find dog-friendly cottages for a trip with my greyhound?", "s-p2-e1"),
+    ],
+)
 def test_bm25_finds_planted_evidence(mini_history, question, evidence):
     """BM25 is lexical: these questions share words with the evidence turn (RealPref's own open
     queries often share none, which is what bench/retrieval.py measures)."""
@@ -110,7 +122,7 @@ def test_unknown_method(mara):
 @pytest.mark.slow
 def test_importing_core_prompting_does_not_load_torch():
     code = (
-        "import sys, core.context, core.methods, core.methods.realpref, core.methods.cupid, core.retrieval, core.tokens; "
+        "import sys, core.history.build, core.methods, core.methods.realpref, core.methods.cupid, core.history.retrieval, core.history.tokens; "
         "bad = [m for m in ('torch', 'sentence_transformers', 'litellm', 'textual') if m in sys.modules]; "
         "print(','.join(bad))"
     )

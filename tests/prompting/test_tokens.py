@@ -2,7 +2,7 @@ import os
 
 import pytest
 
-from core import tokens
+from core.history import tokens
 from core.plan import Message
 
 

@@ -32,5 +32,5 @@ def check_order(events) -> None:
     kinds = [type(e) for e in events]
     assert kinds and kinds[-1] in (Done, Error), kinds
     assert sum(k in (Done, Error) for k in kinds) == 1, kinds
-    tail = kinds[kinds.index(Usage):] if Usage in kinds else []
+    tail = kinds[kinds.index(Usage) :] if Usage in kinds else []
     assert all(k is not Delta for k in tail), kinds

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from core.plan import Message
 from core.providers.anthropic_messages import AnthropicProvider, root_url
 from core.providers.base import ModelParams, ModelSpec
 from core.providers.events import Done, Error, Usage
-from core.plan import Message
 from tests.providers.conftest import collect, text_of
 from tests.servers.script import Reply
 
@@ -18,8 +18,11 @@ async def test_request_shape(anthropic_server):
         Message(role="assistant", content="Hello."),
         Message(role="user", content="Colour of the sky?"),
     ]
-    spec = ModelSpec(id="anthropic:claude-sonnet-4-6", base_url=anthropic_server.base_url,
-                     params=ModelParams(temperature=0.0, reasoning_effort="low", seed=3))
+    spec = ModelSpec(
+        id="anthropic:claude-sonnet-4-6",
+        base_url=anthropic_server.base_url,
+        params=ModelParams(temperature=0.0, reasoning_effort="low", seed=3),
+    )
     events = await collect(AnthropicProvider(), spec, msgs)
     assert isinstance(events[-1], Done) and events[-1].finish_reason == "end_turn"
     req = anthropic_server.requests[0]

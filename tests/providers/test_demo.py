@@ -17,14 +17,17 @@ HISTORY = [
     Message(role="assistant", content="Lovely city."),
 ]
 QUESTION = Message(role="user", content="Can you suggest a dinner restaurant for my anniversary, something to eat?")
-MCQ = Message(role="user", content=(
-    "Which dinner should I book for my anniversary?\n"
-    "A) A steakhouse with dry-aged beef\n"
-    "B) A seafood grill by the harbour\n"
-    "C) A vegetarian tasting menu with seasonal vegetables\n"
-    "D) A burger joint\n"
-    "Answer with the letter."
-))
+MCQ = Message(
+    role="user",
+    content=(
+        "Which dinner should I book for my anniversary?\n"
+        "A) A steakhouse with dry-aged beef\n"
+        "B) A seafood grill by the harbour\n"
+        "C) A vegetarian tasting menu with seasonal vegetables\n"
+        "D) A burger joint\n"
+        "Answer with the letter."
+    ),
+)
 GOLD = "The user is vegetarian and never eats meat or fish."
 
 
@@ -62,23 +65,30 @@ async def test_retrieval_leans_on_the_most_similar_earlier_turn():
 
 
 async def test_retrieval_reads_user_lines_inside_a_single_prompt():
-    packed = Message(role="user", content=(
-        "Conversation history:\nUser: I adore hiking in the Alps every summer.\nAssistant: Nice!\n"
-        "User: I hate loud bars.\n\nWhere should I go for my next summer holiday?"
-    ))
+    packed = Message(
+        role="user",
+        content=(
+            "Conversation history:\nUser: I adore hiking in the Alps every summer.\nAssistant: Nice!\n"
+            "User: I hate loud bars.\n\nWhere should I go for my next summer holiday?"
+        ),
+    )
     text = text_of(await collect(fast(), spec("retrieval"), [packed]))
     assert "hiking in the Alps" in text
 
 
 async def test_the_three_models_differ():
-    texts = {n: text_of(await collect(fast(), spec(n), HISTORY + [QUESTION], hints={"gold_preference": GOLD}))
-             for n in ("generic", "retrieval", "oracle")}
+    texts = {
+        n: text_of(await collect(fast(), spec(n), HISTORY + [QUESTION], hints={"gold_preference": GOLD}))
+        for n in ("generic", "retrieval", "oracle")
+    }
     assert len(set(texts.values())) == 3
     assert GOLD in texts["oracle"]
 
 
 async def test_mcq_oracle_picks_the_gold_answer_and_retrieval_the_overlapping_option():
-    oracle = text_of(await collect(fast(), spec("oracle"), HISTORY + [MCQ], hints={"gold_preference": GOLD, "answer": "C"}))
+    oracle = text_of(
+        await collect(fast(), spec("oracle"), HISTORY + [MCQ], hints={"gold_preference": GOLD, "answer": "C"})
+    )
     assert oracle.startswith("Answer: C)")
     no_answer = text_of(await collect(fast(), spec("oracle"), HISTORY + [MCQ], hints={"gold_preference": GOLD}))
     assert no_answer.startswith("Answer: C)")  # closest option to the preference
@@ -94,8 +104,12 @@ async def test_mcq_generic_is_a_deterministic_letter():
 
 async def test_engine_shaped_hints_are_understood():
     """The engine passes query_kind, options as a list and answer 'yes'/'no' or a letter."""
-    options = ["A steakhouse with dry-aged beef", "A seafood grill by the harbour",
-               "A vegetarian tasting menu with seasonal vegetables", "A burger joint"]
+    options = [
+        "A steakhouse with dry-aged beef",
+        "A seafood grill by the harbour",
+        "A vegetarian tasting menu with seasonal vegetables",
+        "A burger joint",
+    ]
     hints = {"gold_preference": GOLD, "query_kind": "mcq", "options": options, "answer": "C"}
     assert text_of(await collect(fast(), spec("oracle"), [MCQ], hints=hints)).startswith("Answer: C)")
     # A step that does not show the options (e.g. a workflow's summary step) still gets prose.
@@ -103,8 +117,11 @@ async def test_engine_shaped_hints_are_understood():
     assert not text_of(await collect(fast(), spec("oracle"), [summary], hints=hints)).startswith("Answer:")
     tf = Message(role="user", content="Would a steakhouse be a good choice for me? Answer yes or no.")
     for gold, word in (("no", "No"), ("yes", "Yes")):
-        out = text_of(await collect(fast(), spec("oracle"), [tf], hints={"query_kind": "tf", "answer": gold,
-                                                                          "gold_preference": GOLD}))
+        out = text_of(
+            await collect(
+                fast(), spec("oracle"), [tf], hints={"query_kind": "tf", "answer": gold, "gold_preference": GOLD}
+            )
+        )
         assert out.startswith(f"Answer: {word}")
 
 

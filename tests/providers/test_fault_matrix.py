@@ -50,8 +50,10 @@ async def test_request_carries_auth_but_the_server_never_stores_it(path, server,
 )
 async def test_mid_stream_fault_keeps_partial_text(path, server, fault, kind):
     if path.name == "litellm-anthropic" and fault == "malformed":
-        pytest.xfail("litellm's anthropic route buffers an undecodable frame as partial JSON and ends the "
-                     "stream as if complete (litellm 1.106.2 ModelResponseIterator accumulated_json)")
+        pytest.xfail(
+            "litellm's anthropic route buffers an undecodable frame as partial JSON and ends the "
+            "stream as if complete (litellm 1.106.2 ModelResponseIterator accumulated_json)"
+        )
     server.script(Reply(chunks=["Hello", " world", " again"], fault=fault, fault_after=1, stall_s=10))
     events = await collect(path.provider(read_timeout_s=0.3), path.spec(server))
     check_order(events)

@@ -10,8 +10,11 @@ from tests.servers.script import Reply
 
 
 async def test_openai_route_sends_stream_options_to_api_base(openai_server):
-    spec = ModelSpec(id="litellm:openai/my-model", base_url=openai_server.base_url,
-                     params=ModelParams(max_tokens=32, temperature=0.5))
+    spec = ModelSpec(
+        id="litellm:openai/my-model",
+        base_url=openai_server.base_url,
+        params=ModelParams(max_tokens=32, temperature=0.5),
+    )
     events = await collect(LiteLLMProvider(), spec)
     assert isinstance(events[-1], Done)
     body = openai_server.requests[0].body
@@ -21,8 +24,9 @@ async def test_openai_route_sends_stream_options_to_api_base(openai_server):
 
 async def test_anthropic_route_uses_root_url_and_drops_unsupported_params(anthropic_server):
     anthropic_server.script(Reply.text("route ok"))
-    spec = ModelSpec(id="litellm:anthropic/claude-x", base_url=anthropic_server.base_url,
-                     params=ModelParams(seed=11, max_tokens=50))
+    spec = ModelSpec(
+        id="litellm:anthropic/claude-x", base_url=anthropic_server.base_url, params=ModelParams(seed=11, max_tokens=50)
+    )
     events = await collect(LiteLLMProvider(), spec)
     assert text_of(events) == "route ok"
     req = anthropic_server.requests[0]

@@ -12,8 +12,11 @@ from tests.servers.script import Reply
 
 
 async def test_request_asks_for_usage_and_maps_params_for_a_base_url_server(openai_server):
-    spec = ModelSpec(id="openai:qwen2.5-7b", base_url=openai_server.base_url,
-                     params=ModelParams(temperature=0.2, max_tokens=64, seed=7, reasoning_effort="low"))
+    spec = ModelSpec(
+        id="openai:qwen2.5-7b",
+        base_url=openai_server.base_url,
+        params=ModelParams(temperature=0.2, max_tokens=64, seed=7, reasoning_effort="low"),
+    )
     events = await collect(OpenAIChatProvider(), spec)
     assert isinstance(events[-1], Done)
     body = openai_server.requests[0].body

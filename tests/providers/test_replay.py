@@ -36,15 +36,22 @@ async def test_record_then_replay_reproduces_text_and_usage():
     new_usage = next(e for e in replayed if isinstance(e, Usage))
     assert (new_usage.input_tokens, new_usage.output_tokens) == (orig_usage.input_tokens, orig_usage.output_tokens)
     # ... and directly by hash
-    by_hash = await collect(ReplayProvider(cache, speed=0),
-                            ModelSpec(id="replay:" + request_hash(original.id, MESSAGES, original.params)), [])
+    by_hash = await collect(
+        ReplayProvider(cache, speed=0),
+        ModelSpec(id="replay:" + request_hash(original.id, MESSAGES, original.params)),
+        [],
+    )
     assert text_of(by_hash) == text_of(events)
 
 
 async def test_replay_keeps_the_rhythm():
     # Offsets from the call start (what storage records): a quick first token, one long pause.
-    record = {"model": "openai:gpt-4o", "text": "abcd", "usage": {"input_tokens": 3, "output_tokens": 4},
-              "chunks": [[0.01, "a"], [0.02, "b"], [0.22, "c"], [0.23, "d"]]}
+    record = {
+        "model": "openai:gpt-4o",
+        "text": "abcd",
+        "usage": {"input_tokens": 3, "output_tokens": 4},
+        "chunks": [[0.01, "a"], [0.02, "b"], [0.22, "c"], [0.23, "d"]],
+    }
     cache = MemoryResponseCache()
     cache.put("f" * 64, record)
     t0 = time.monotonic()

@@ -17,13 +17,15 @@ def _frames(body: str) -> list[str]:
 
 def test_openai_wire_format_with_usage():
     with serve_openai(Reply.text("Hi you", usage=(3, 2))) as server:
-        r = httpx.post(server.base_url + "/chat/completions",
-                       json={"model": "m", "stream": True, "stream_options": {"include_usage": True}},
-                       headers={"Authorization": "Bearer sk-secret"})
+        r = httpx.post(
+            server.base_url + "/chat/completions",
+            json={"model": "m", "stream": True, "stream_options": {"include_usage": True}},
+            headers={"Authorization": "Bearer sk-secret"},
+        )
     assert r.headers["content-type"].startswith("text/event-stream")
     frames = _frames(r.text)
     assert frames[-1] == "data: [DONE]"
-    chunks = [json.loads(f[len("data: "):]) for f in frames[:-1]]
+    chunks = [json.loads(f[len("data: ") :]) for f in frames[:-1]]
     assert chunks[0]["choices"][0]["delta"] == {"role": "assistant", "content": ""}
     assert "".join(c["choices"][0]["delta"].get("content", "") for c in chunks if c["choices"]) == "Hi you"
     assert chunks[-2]["choices"][0]["finish_reason"] == "stop"
@@ -45,9 +47,15 @@ def test_anthropic_wire_format_and_http_errors():
     assert first.status_code == 529 and first.headers["retry-after"] == "0"
     assert first.json()["error"]["type"] == "overloaded_error"
     events = [f.split("\n")[0] for f in _frames(second.text)]
-    assert events == ["event: message_start", "event: content_block_start", "event: ping",
-                      "event: content_block_delta", "event: content_block_stop", "event: message_delta",
-                      "event: message_stop"]
+    assert events == [
+        "event: message_start",
+        "event: content_block_start",
+        "event: ping",
+        "event: content_block_delta",
+        "event: content_block_stop",
+        "event: message_delta",
+        "event: message_stop",
+    ]
     assert wrong.status_code == 404
     assert server.requests[0].auth == "x-api-key"
     assert server.log.outcomes == ["http:529", "complete", "http:404"]

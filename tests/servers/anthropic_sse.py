@@ -45,7 +45,10 @@ class AnthropicEncoder:
         }
         return [
             sse({"type": "message_start", "message": message}, "message_start"),
-            sse({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}, "content_block_start"),
+            sse(
+                {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+                "content_block_start",
+            ),
             sse({"type": "ping"}, "ping"),
         ]
 
@@ -62,7 +65,10 @@ class AnthropicEncoder:
             sse(
                 {
                     "type": "message_delta",
-                    "delta": {"stop_reason": _STOP.get(reply.finish_reason, reply.finish_reason), "stop_sequence": None},
+                    "delta": {
+                        "stop_reason": _STOP.get(reply.finish_reason, reply.finish_reason),
+                        "stop_sequence": None,
+                    },
                     "usage": {"output_tokens": output_tokens},
                 },
                 "message_delta",

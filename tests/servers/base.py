@@ -215,7 +215,9 @@ class ScriptedServer:
         return await self._stream(request, reply, body or {})
 
     async def _stream(self, request: web.Request, reply: Reply, body: dict) -> web.StreamResponse:
-        resp = web.StreamResponse(status=200, headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
+        resp = web.StreamResponse(
+            status=200, headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
+        )
         await resp.prepare(request)
         enc = self.encoder
         try:

@@ -62,7 +62,16 @@ class OpenAIEncoder:
         return frames
 
     def error_frame(self, reply: Reply) -> bytes:
-        return sse({"error": {"message": reply.error_message, "type": reply.error_type or "server_error", "param": None, "code": None}})
+        return sse(
+            {
+                "error": {
+                    "message": reply.error_message,
+                    "type": reply.error_type or "server_error",
+                    "param": None,
+                    "code": None,
+                }
+            }
+        )
 
     def malformed(self, reply: Reply) -> bytes:
         return b'data: {"id":"chatcmpl-test","choices":[{"index":0,"delta":{"content":"tru\n\n'

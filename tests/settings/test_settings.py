@@ -11,8 +11,10 @@ from tui.cli import main
 
 def test_file_then_env_then_flags(tmp_path, monkeypatch):
     cfg = tmp_path / "c.toml"
-    cfg.write_text('models = ["demo:generic"]\ndemo_tokens_per_s = 5\njudge = "demo:heuristic"\n'
-                   '[endpoints.vllm]\nbase_url = "http://127.0.0.1:8000/v1"\n')
+    cfg.write_text(
+        'models = ["demo:generic"]\ndemo_tokens_per_s = 5\njudge = "demo:heuristic"\n'
+        '[endpoints.vllm]\nbase_url = "http://127.0.0.1:8000/v1"\n'
+    )
     s = load_settings(cfg)
     assert s.models == ["demo:generic"] and s.demo_tokens_per_s == 5.0
     assert s.endpoints["vllm"].base_url == "http://127.0.0.1:8000/v1"

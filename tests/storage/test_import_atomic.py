@@ -25,30 +25,57 @@ def _unvalidated_duplicate_sessions(user_id: str) -> UserBundle:
     """A bundle the model would reject, built without validation to make SQLite fail late."""
     good = rich_bundle(user_id)
     dup = Session(id="s-life", kind="filler", turns=[Turn(role="user", content="duplicate id")])
-    return UserBundle.model_construct(user=good.user, sessions=[*good.sessions, dup], preferences=good.preferences,
-                                      queries=good.queries, attributes=good.attributes)
+    return UserBundle.model_construct(
+        user=good.user,
+        sessions=[*good.sessions, dup],
+        preferences=good.preferences,
+        queries=good.queries,
+        attributes=good.attributes,
+    )
 
 
 def _unvalidated_dangling_query(user_id: str) -> UserBundle:
     good = minimal_bundle(user_id)
-    bad = Query.model_construct(id="q", kind="open", text="t", preference_id="missing", group=None, options=[],
-                                answer=None, explanation="", evidence_sessions=[], evidence_turns=[],
-                                gold_preference=None, checklist=[], context_factor=None, instance_type=None, meta={})
-    return UserBundle.model_construct(user=good.user, sessions=good.sessions, preferences=[], queries=[bad],
-                                      attributes=[])
+    bad = Query.model_construct(
+        id="q",
+        kind="open",
+        text="t",
+        preference_id="missing",
+        group=None,
+        options=[],
+        answer=None,
+        explanation="",
+        evidence_sessions=[],
+        evidence_turns=[],
+        gold_preference=None,
+        checklist=[],
+        context_factor=None,
+        instance_type=None,
+        meta={},
+    )
+    return UserBundle.model_construct(
+        user=good.user, sessions=good.sessions, preferences=[], queries=[bad], attributes=[]
+    )
 
 
-@pytest.mark.parametrize("make_bad, error", [
-    (_unvalidated_duplicate_sessions, sqlite3.IntegrityError),  # UNIQUE(user_id, id)
-    (_unvalidated_dangling_query, sqlite3.IntegrityError),      # foreign key to preferences
-])
+@pytest.mark.parametrize(
+    "make_bad, error",
+    [
+        (_unvalidated_duplicate_sessions, sqlite3.IntegrityError),  # UNIQUE(user_id, id)
+        (_unvalidated_dangling_query, sqlite3.IntegrityError),  # foreign key to preferences
+    ],
+)
 def test_a_failure_late_in_an_import_leaves_the_database_unchanged(db, make_bad, error):
     original = rich_bundle("keep", marker="original")
     save_import(db, import_result(original, fillers=(filler_pool("pool-old"),)))
     before = table_counts(db)
     # Earlier items of the same import (a pool, a new user, a replacement of "keep") must not land either.
-    doomed = import_result(minimal_bundle("fresh"), rich_bundle("keep", marker="replacement"), make_bad("broken"),
-                           fillers=(filler_pool("pool-new"),))
+    doomed = import_result(
+        minimal_bundle("fresh"),
+        rich_bundle("keep", marker="replacement"),
+        make_bad("broken"),
+        fillers=(filler_pool("pool-new"),),
+    )
     with pytest.raises(error):
         save_import(db, doomed)
     assert table_counts(db) == before
@@ -97,6 +124,8 @@ def test_summary_counts_what_was_written(db):
     assert summary.turns == sum(len(s.turns) for s in bundle.sessions) + 8
     assert (summary.preferences, summary.queries, summary.attributes) == (3, 5, 2)
     assert summary.notes == ["a note"]
-    assert summary.rows == sum(n for t, n in table_counts(db).items()
-                               if t in ("users", "filler_pools", "sessions", "turns", "preferences", "queries",
-                                        "attributes"))
+    assert summary.rows == sum(
+        n
+        for t, n in table_counts(db).items()
+        if t in ("users", "filler_pools", "sessions", "turns", "preferences", "queries", "attributes")
+    )

@@ -21,8 +21,17 @@ def test_fresh_file_gets_every_migration_recorded(tmp_path):
     assert [row[1] for row in applied(db)] == names
     assert [row[0] for row in applied(db)] == [m.version for m in discover()]
     assert db.execute("PRAGMA user_version").fetchone()[0] == discover()[-1].version
-    for table in ("users", "sessions", "turns", "turns_fts", "preferences", "queries", "attributes",
-                  "filler_pools", "embeddings"):
+    for table in (
+        "users",
+        "sessions",
+        "turns",
+        "turns_fts",
+        "preferences",
+        "queries",
+        "attributes",
+        "filler_pools",
+        "embeddings",
+    ):
         assert db[table].exists(), table
 
 
@@ -50,7 +59,9 @@ def test_every_connection_has_wal_foreign_keys_and_busy_timeout(tmp_path):
     assert db.execute("PRAGMA foreign_keys").fetchone()[0] == 1
     assert db.execute("PRAGMA busy_timeout").fetchone()[0] >= 1000
     with pytest.raises(sqlite3.IntegrityError):
-        db.execute("INSERT INTO preferences (user_id, id, position, text, origin) VALUES ('ghost', 'p', 0, 't', 'original')")
+        db.execute(
+            "INSERT INTO preferences (user_id, id, position, text, origin) VALUES ('ghost', 'p', 0, 't', 'original')"
+        )
 
 
 def _package(tmp_path, name: str, modules: dict[str, str]):
@@ -68,11 +79,15 @@ def _package(tmp_path, name: str, modules: dict[str, str]):
 
 
 def test_adding_a_migration_applies_only_the_new_one(tmp_path):
-    pkg = _package(tmp_path, "mig_demo_add", {
-        "m001_a": "def up(db):\n    db.execute('CREATE TABLE a (x)')\n",
-        "m002_b": "def up(db):\n    db.execute('CREATE TABLE b (x)')\n",
-        "helpers": "X = 1\n",  # not a migration: ignored
-    })
+    pkg = _package(
+        tmp_path,
+        "mig_demo_add",
+        {
+            "m001_a": "def up(db):\n    db.execute('CREATE TABLE a (x)')\n",
+            "m002_b": "def up(db):\n    db.execute('CREATE TABLE b (x)')\n",
+            "helpers": "X = 1\n",  # not a migration: ignored
+        },
+    )
     migrations = discover(pkg)
     db = open_db(tmp_path / "m.db", migrate=False)
     assert migrate(db, migrations[:1]) == ["m001_a"]
@@ -82,10 +97,14 @@ def test_adding_a_migration_applies_only_the_new_one(tmp_path):
 
 
 def test_a_failing_migration_leaves_no_trace(tmp_path):
-    pkg = _package(tmp_path, "mig_demo_fail", {
-        "m001_ok": "def up(db):\n    db.execute('CREATE TABLE ok (x)')\n",
-        "m002_bad": "def up(db):\n    db.execute('CREATE TABLE half (x)')\n    raise RuntimeError('boom')\n",
-    })
+    pkg = _package(
+        tmp_path,
+        "mig_demo_fail",
+        {
+            "m001_ok": "def up(db):\n    db.execute('CREATE TABLE ok (x)')\n",
+            "m002_bad": "def up(db):\n    db.execute('CREATE TABLE half (x)')\n    raise RuntimeError('boom')\n",
+        },
+    )
     db = open_db(tmp_path / "f.db", migrate=False)
     with pytest.raises(RuntimeError, match="boom"):
         migrate(db, discover(pkg))
@@ -95,10 +114,14 @@ def test_a_failing_migration_leaves_no_trace(tmp_path):
 
 
 def test_duplicate_numbers_are_refused(tmp_path):
-    pkg = _package(tmp_path, "mig_demo_dup", {
-        "m001_a": "def up(db):\n    pass\n",
-        "m001_b": "def up(db):\n    pass\n",
-    })
+    pkg = _package(
+        tmp_path,
+        "mig_demo_dup",
+        {
+            "m001_a": "def up(db):\n    pass\n",
+            "m001_b": "def up(db):\n    pass\n",
+        },
+    )
     with pytest.raises(MigrationError, match="two migrations numbered 001"):
         discover(pkg)
 
@@ -113,11 +136,15 @@ def test_a_database_newer_than_the_code_is_refused(tmp_path):
 
 
 def test_a_migration_numbered_into_a_gap_is_still_applied(tmp_path):
-    pkg = _package(tmp_path, "mig_demo_gap", {
-        "m001_a": "def up(db):\n    db.execute('CREATE TABLE a (x)')\n",
-        "m003_c": "def up(db):\n    db.execute('CREATE TABLE c (x)')\n",
-        "m002_b": "def up(db):\n    db.execute('CREATE TABLE b (x)')\n",
-    })
+    pkg = _package(
+        tmp_path,
+        "mig_demo_gap",
+        {
+            "m001_a": "def up(db):\n    db.execute('CREATE TABLE a (x)')\n",
+            "m003_c": "def up(db):\n    db.execute('CREATE TABLE c (x)')\n",
+            "m002_b": "def up(db):\n    db.execute('CREATE TABLE b (x)')\n",
+        },
+    )
     db = open_db(tmp_path / "g.db", migrate=False)
     everything = discover(pkg)
     assert migrate(db, [everything[0], everything[2]]) == ["m001_a", "m003_c"]

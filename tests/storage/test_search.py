@@ -38,9 +38,32 @@ def test_limit(db):
     assert len(search_turns(db, "otters", limit=2)) == 2
 
 
-@pytest.mark.parametrize("text", ['"', '"quiet', "quiet\"", "AND", "OR quiet", "NOT", "NEAR(quiet kitchen)", "*",
-                                  "quie*", "content:quiet", "(", ")", "'", "-quiet", "^quiet", "a + b", "100%",
-                                  "\\", "{x}", "quiet AND", "😀"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        '"',
+        '"quiet',
+        'quiet"',
+        "AND",
+        "OR quiet",
+        "NOT",
+        "NEAR(quiet kitchen)",
+        "*",
+        "quie*",
+        "content:quiet",
+        "(",
+        ")",
+        "'",
+        "-quiet",
+        "^quiet",
+        "a + b",
+        "100%",
+        "\\",
+        "{x}",
+        "quiet AND",
+        "😀",
+    ],
+)
 def test_hostile_input_never_raises(db, text):
     search_turns(db, text)
 

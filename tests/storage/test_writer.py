@@ -22,6 +22,7 @@ def _insert(n: int):
     def job(db):
         db.execute("INSERT INTO log (n, thread) VALUES (?, ?)", (n, threading.get_ident()))
         return n
+
     return job
 
 
@@ -120,7 +121,9 @@ def test_close_drains_the_queue_then_refuses_new_jobs(path):
 def test_a_transaction_destroying_error_fails_the_whole_batch_truthfully(path):
     db = open_db(path)
     db.execute("CREATE TABLE guarded (x)")
-    db.execute("CREATE TRIGGER guard BEFORE INSERT ON guarded WHEN new.x < 0 BEGIN SELECT RAISE(ROLLBACK, 'negative'); END")
+    db.execute(
+        "CREATE TRIGGER guard BEFORE INSERT ON guarded WHEN new.x < 0 BEGIN SELECT RAISE(ROLLBACK, 'negative'); END"
+    )
     db.close()
     with Writer(path) as writer:
         release = _held(writer)
@@ -153,9 +156,11 @@ def test_typed_commands(path):
 
 def test_many_producer_threads(path):
     with Writer(path) as writer:
+
         def produce(base):
             for i in range(100):
                 writer.post(_insert(base + i))
+
         threads = [threading.Thread(target=produce, args=(k * 1000,)) for k in range(4)]
         for t in threads:
             t.start()

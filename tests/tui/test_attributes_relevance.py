@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core.judges.attributes import ExtractedAttribute, Extraction
+from core.analysis.attributes import ExtractedAttribute, Extraction
 from core.model import Attribute
 from storage.analyses import save_extraction
 from tests.tui.conftest import app_for, db_rows, run_and_wait, settle
@@ -13,11 +13,26 @@ from tui.widgets.timeline import Timeline
 
 def store_extraction(wb) -> str:
     attrs = [
-        ExtractedAttribute(Attribute(id="x1", text="Eats her main meal around 3 a.m. on night shifts", confidence=0.82,
-                                     evidence_turns=["maya-p1-e4a#0"], source="demo:test"), verifier_verdict="accept",
-                           verifier_reason="stated in the cited turn"),
-        ExtractedAttribute(Attribute(id="x2", text="Works in an emergency department", confidence=0.9,
-                                     evidence_turns=["maya-life-01#0"], source="demo:test")),
+        ExtractedAttribute(
+            Attribute(
+                id="x1",
+                text="Eats her main meal around 3 a.m. on night shifts",
+                confidence=0.82,
+                evidence_turns=["maya-p1-e4a#0"],
+                source="demo:test",
+            ),
+            verifier_verdict="accept",
+            verifier_reason="stated in the cited turn",
+        ),
+        ExtractedAttribute(
+            Attribute(
+                id="x2",
+                text="Works in an emergency department",
+                confidence=0.9,
+                evidence_turns=["maya-life-01#0"],
+                source="demo:test",
+            )
+        ),
     ]
     ex = Extraction("maya", "demo:test", "recentering-extract-v1", 0.0, 50_000, 0.4, None, attrs, [], [])
     return save_extraction(wb.db, ex)
@@ -39,8 +54,11 @@ async def test_attribute_verdicts_are_stored_and_evidence_is_marked(wb):
         await pilot.press("x")  # reject x1
         await pilot.press("down", "u")  # x2 uncertain
         await pilot.pause()
-        rows = db_rows(wb, "SELECT id, operator_verdict FROM attributes_extracted WHERE extraction_id = ? ORDER BY id",
-                       [extraction_id])
+        rows = db_rows(
+            wb,
+            "SELECT id, operator_verdict FROM attributes_extracted WHERE extraction_id = ? ORDER BY id",
+            [extraction_id],
+        )
         assert rows == [("x1", "reject"), ("x2", "uncertain")]
         assert [r.operator for r in table.attrs] == ["reject", "uncertain"]
 
@@ -57,8 +75,11 @@ async def test_relevance_deciders_side_by_side_and_the_operator_label(wb):
         await pilot.press("d")
         await settle(pilot, app)
         assert table.targets == [("attribute", "x1"), ("attribute", "x2")]
-        deciders = db_rows(wb, "SELECT target_id, decider, relevant FROM relevance WHERE run_id = ? ORDER BY target_id, decider",
-                           [screen.run_id])
+        deciders = db_rows(
+            wb,
+            "SELECT target_id, decider, relevant FROM relevance WHERE run_id = ? ORDER BY target_id, decider",
+            [screen.run_id],
+        )
         assert ("x1", "gold", 1) in deciders and ("x2", "gold", 0) in deciders
         assert {d for _, d, _ in deciders} == {"gold", "bm25"}
         await pilot.press("n")  # the operator disagrees with gold on x1

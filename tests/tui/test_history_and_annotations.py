@@ -8,8 +8,8 @@ import csv
 from textual.widgets import Select
 
 from tests.tui.conftest import app_for, db_rows, run_and_wait, settle
-from tui.screens.human_score import HumanScoreScreen, PairwiseScreen
 from tui.screens.export import ExportScreen
+from tui.screens.human_score import HumanScoreScreen, PairwiseScreen
 from tui.widgets.runs_tab import RunsTable
 from tui.widgets.tabs import AnalysisTabs
 
@@ -58,8 +58,11 @@ async def test_operator_scores_and_pairwise_choice_are_stored_as_human(wb):
         modal.query_one("#hs-rubric-awareness", Select).value = 4.0
         await pilot.click("#save")
         await settle(pilot, app)
-        rows = db_rows(wb, "SELECT r.model, j.dimension, j.score, j.human, j.scale_max FROM judgments j "
-                           "JOIN responses r ON r.id = j.response_id WHERE j.human = 1 ORDER BY j.dimension")
+        rows = db_rows(
+            wb,
+            "SELECT r.model, j.dimension, j.score, j.human, j.scale_max FROM judgments j "
+            "JOIN responses r ON r.id = j.response_id WHERE j.human = 1 ORDER BY j.dimension",
+        )
         assert rows == [("demo:oracle", "alignment", 5.0, 1, 5.0), ("demo:oracle", "awareness", 4.0, 1, 5.0)]
         assert sum(1 for j in screen.panes[2].judgments if j.human) == 2  # shown beside the judge's
         # pairwise: generic vs oracle, oracle better

@@ -15,8 +15,11 @@ from tests.tui.conftest import app_for, db_rows, run_and_wait, settle, workbench
 async def test_an_openai_compatible_server_streams_into_its_pane(tmp_path, openai_server):
     answer = "Since you eat your main meal at 3 a.m., keep the evening light: eggs on toast, then sleep."
     openai_server.script(Reply.text(answer, delay_s=0.002, usage=(11_000, 24)))
-    wb = workbench(tmp_path / "p.db", endpoints={"local": Endpoint(base_url=openai_server.base_url)},
-                   models=["local:qwen-test", "demo:generic"])
+    wb = workbench(
+        tmp_path / "p.db",
+        endpoints={"local": Endpoint(base_url=openai_server.base_url)},
+        models=["local:qwen-test", "demo:generic"],
+    )
     app = app_for(wb, ["local:qwen-test", "demo:generic"])
     async with app.run_test(size=(200, 50)) as pilot:
         await run_and_wait(pilot, app)

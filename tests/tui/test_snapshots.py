@@ -131,13 +131,15 @@ class GateProvider:
         return None
 
     async def stream(self, spec, messages):
-        text = (f"Answer from {spec.model}: plan the week around night shifts, keep dinners light, "
-                "and batch-cook on days off so the 3 a.m. meal is ready.").split(" ")
+        text = (
+            f"Answer from {spec.model}: plan the week around night shifts, keep dinners light, "
+            "and batch-cook on days off so the 3 a.m. meal is ready."
+        ).split(" ")
         for w in text[: self.words]:
             yield Delta(w + " ")
         self.reached += 1
         await self.gate.wait()
-        for w in text[self.words:]:
+        for w in text[self.words :]:
             yield Delta(w + " ")
         yield Done("stop")
 

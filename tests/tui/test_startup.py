@@ -29,8 +29,9 @@ asyncio.run(main())
 
 
 def test_demo_start_up_imports_no_heavy_sdk(tmp_path):
-    out = subprocess.run([sys.executable, "-c", SCRIPT, str(tmp_path / "p.db")], cwd=REPO, capture_output=True,
-                         text=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-c", SCRIPT, str(tmp_path / "p.db")], cwd=REPO, capture_output=True, text=True, timeout=120
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     result = json.loads(out.stdout.strip().splitlines()[-1])
     assert result == {"heavy": [], "estimated": True}

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from textual.app import App, ComposeResult
 
-from tui.widgets.streaming_markdown import chunks, split_point, StreamingMarkdown
+from tui.widgets.streaming_markdown import StreamingMarkdown, chunks, split_point
 
 
 def test_cut_lands_after_a_blank_line_past_the_minimum():

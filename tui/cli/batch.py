@@ -1,6 +1,6 @@
 """`prefscope batch`: run a grid of cases with bounded concurrency, resumably.
 
-Axes come from ``--grid grid.toml`` (format in :mod:`core.grid`) and/or flags; a flag given on
+Axes come from ``--grid grid.toml`` (format in :mod:`core.run.grid`) and/or flags; a flag given on
 the command line replaces that axis of the file. Before starting it prints a token and cost
 estimate and asks for confirmation above ``--confirm-above-usd`` / ``--confirm-above-tokens``
 (``--yes`` skips; with a non-interactive stdin it refuses instead of asking). Ctrl-C stops
@@ -23,17 +23,27 @@ CONFIRM_USD = 1.0
 CONFIRM_TOKENS = 5_000_000
 
 
-def _grid(grid_path, name, users, queries, kinds, expressions, contexts, methods, models, seeds, judges, k, runs,
-          per_provider):
-    from core.grid import Grid, GridError, load_grid
+def _grid(
+    grid_path, name, users, queries, kinds, expressions, contexts, methods, models, seeds, judges, k, runs, per_provider
+):
+    from core.run.grid import Grid, GridError, load_grid
 
     try:
         base = load_grid(grid_path).model_dump() if grid_path else {}
     except GridError as exc:
         raise click.ClickException(str(exc)) from None
-    flags = {"name": name, "users": list(users), "queries": list(queries), "query_kinds": list(kinds),
-             "expression_types": list(expressions), "contexts": list(contexts), "methods": list(methods),
-             "models": list(models), "seeds": list(seeds), "judges": list(judges)}
+    flags = {
+        "name": name,
+        "users": list(users),
+        "queries": list(queries),
+        "query_kinds": list(kinds),
+        "expression_types": list(expressions),
+        "contexts": list(contexts),
+        "methods": list(methods),
+        "models": list(models),
+        "seeds": list(seeds),
+        "judges": list(judges),
+    }
     data = {**base, **{key: v for key, v in flags.items() if v}}
     if k is not None:
         data.setdefault("method_options", {})["k"] = k
@@ -60,17 +70,24 @@ def _confirm(est, yes: bool, usd: float, tokens: int) -> None:
         raise click.ClickException(
             f"the batch is above the confirmation threshold (${usd:g}, or {tokens:,} tokens to unpriced models) "
             "and stdin is not "
-            "interactive; re-run with --yes to start it")
+            "interactive; re-run with --yes to start it"
+        )
     click.confirm("Start this batch?", abort=True, err=True)
 
 
 @click.command("batch")
 @click.option("--grid", "grid_path", type=click.Path(exists=True, dir_okay=False), help="Grid TOML file.")
-@click.option("--name", default=None, help="Batch name (resume key). Default: the grid file's stem or a hash of the cells.")
+@click.option(
+    "--name", default=None, help="Batch name (resume key). Default: the grid file's stem or a hash of the cells."
+)
 @click.option("--user", "users", multiple=True, help="User id (repeatable; default every user).")
 @click.option("--query", "queries", multiple=True, help="Query id (repeatable; default every query).")
-@click.option("--query-kind", "kinds", multiple=True, type=click.Choice(["open", "mcq", "tf"]), help="Only these query kinds.")
-@click.option("--expression", "expressions", multiple=True, type=click.IntRange(1, 4), help="Expression type 1-4 (repeatable).")
+@click.option(
+    "--query-kind", "kinds", multiple=True, type=click.Choice(["open", "mcq", "tf"]), help="Only these query kinds."
+)
+@click.option(
+    "--expression", "expressions", multiple=True, type=click.IntRange(1, 4), help="Expression type 1-4 (repeatable)."
+)
 @click.option("--context", "contexts", multiple=True, help="Context configuration (repeatable).")
 @click.option("--method", "methods", multiple=True, help="Prompting method (repeatable).")
 @click.option("--model", "models", multiple=True, help="Model id (repeatable), e.g. demo:generic.")
@@ -78,17 +95,45 @@ def _confirm(est, yes: bool, usd: float, tokens: int) -> None:
 @click.option("--judge", "judges", multiple=True, help="Judge (repeatable).")
 @click.option("--k", type=int, default=None, help="RAG: retrieved turns.")
 @click.option("--runs", type=click.IntRange(1, 1024), default=None, help="Runs in flight at once (default 8).")
-@click.option("--per-provider", type=click.IntRange(1, 1024), default=None, help="Model calls in flight per provider (default 4).")
+@click.option(
+    "--per-provider", type=click.IntRange(1, 1024), default=None, help="Model calls in flight per provider (default 4)."
+)
 @click.option("--retry-failed", is_flag=True, help="Also re-run cells that failed before.")
 @click.option("--dry-run", is_flag=True, help="Print the cells and the estimate, run nothing.")
 @click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
-@click.option("--confirm-above-usd", type=float, default=CONFIRM_USD, show_default=True,
-              help="Ask above this estimated cost.")
-@click.option("--confirm-above-tokens", type=int, default=CONFIRM_TOKENS, show_default=True,
-              help="Ask above this many tokens going to models without a known price.")
+@click.option(
+    "--confirm-above-usd", type=float, default=CONFIRM_USD, show_default=True, help="Ask above this estimated cost."
+)
+@click.option(
+    "--confirm-above-tokens",
+    type=int,
+    default=CONFIRM_TOKENS,
+    show_default=True,
+    help="Ask above this many tokens going to models without a known price.",
+)
 @click.pass_context
-def batch(ctx: click.Context, grid_path, name, users, queries, kinds, expressions, contexts, methods, models, seeds,
-          judges, k, runs, per_provider, retry_failed, dry_run, yes, confirm_above_usd, confirm_above_tokens) -> None:
+def batch(
+    ctx: click.Context,
+    grid_path,
+    name,
+    users,
+    queries,
+    kinds,
+    expressions,
+    contexts,
+    methods,
+    models,
+    seeds,
+    judges,
+    k,
+    runs,
+    per_provider,
+    retry_failed,
+    dry_run,
+    yes,
+    confirm_above_usd,
+    confirm_above_tokens,
+) -> None:
     """Run a grid of cases (users × queries × expressions × contexts × methods × models)."""
     from rich.console import Console
 
@@ -97,8 +142,22 @@ def batch(ctx: click.Context, grid_path, name, users, queries, kinds, expression
 
     obj = ctx.obj or {}
     settings = settings_of(obj)
-    grid = _grid(grid_path, name, users, queries, kinds, expressions, contexts, methods, models, seeds, judges, k,
-                 runs, per_provider)
+    grid = _grid(
+        grid_path,
+        name,
+        users,
+        queries,
+        kinds,
+        expressions,
+        contexts,
+        methods,
+        models,
+        seeds,
+        judges,
+        k,
+        runs,
+        per_provider,
+    )
     console = Console(stderr=True)
     view = progress_view(console)
     try:
@@ -112,8 +171,10 @@ def batch(ctx: click.Context, grid_path, name, users, queries, kinds, expression
         console.print(estimate_table(session.name, len(session.cells), len(todo), len(skipped), est))
         if dry_run or not todo:
             if not todo:
-                console.print("nothing to do: every cell is done" + ("" if retry_failed else
-                              " (failed cells are kept; --retry-failed re-runs them)"))
+                console.print(
+                    "nothing to do: every cell is done"
+                    + ("" if retry_failed else " (failed cells are kept; --retry-failed re-runs them)")
+                )
             return
         _confirm(est, yes, confirm_above_usd, confirm_above_tokens)
         with view:

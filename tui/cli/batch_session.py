@@ -11,10 +11,10 @@ import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from core.batch import BatchRunner, EngineCellRunner, Estimate, Progress, estimate
-from core.engine import EngineOptions
-from core.grid import Cell, Grid, GridError, expand
 from core.providers.base import ModelSpec
+from core.run.batch import BatchRunner, EngineCellRunner, Estimate, Progress, estimate
+from core.run.engine import EngineOptions
+from core.run.grid import Cell, Grid, GridError, expand
 from core.settings import Settings
 
 
@@ -34,8 +34,10 @@ def _judges(grid: Grid, cells: list[Cell], settings: Settings) -> list:
     try:
         from core.judges import judges_for
     except ImportError:
-        raise BatchSetupError("judges were asked for but core.judges.judges_for is not available in this build; "
-                              "run without judges and re-judge later with `prefscope judge`") from None
+        raise BatchSetupError(
+            "judges were asked for but core.judges.judges_for is not available in this build; "
+            "run without judges and re-judge later with `prefscope judge`"
+        ) from None
     return list(judges_for(cells[0].spec, settings))
 
 
@@ -73,17 +75,18 @@ class BatchSession:
             self._closers.pop()()
 
 
-def open_batch(db_path: str | Path, grid: Grid, settings: Settings, *, retry_failed: bool = False,
-               on_progress=None) -> BatchSession:
-    from core.prepare import prepare_plan
+def open_batch(
+    db_path: str | Path, grid: Grid, settings: Settings, *, retry_failed: bool = False, on_progress=None
+) -> BatchSession:
     from core.providers import get_provider
+    from core.run.prepare import prepare_plan
     from storage.batch_cells import SqliteCellStore
     from storage.db import open_db
     from storage.embeddings import SqliteEmbeddingCache
-    from storage.summaries import SqliteSummaryCache
     from storage.fillers import load_filler_pools
     from storage.recorder import RunRecorder
     from storage.runs import SqliteResponseCache, mark_interrupted
+    from storage.summaries import SqliteSummaryCache
     from storage.users import UnknownUser, load_user, user_ids
 
     db = open_db(db_path)
@@ -104,8 +107,14 @@ def open_batch(db_path: str | Path, grid: Grid, settings: Settings, *, retry_fai
             nonlocal pools
             if pools is None:
                 pools = load_filler_pools(db)
-            return prepare_plan(spec, bundle, pools, settings, embedding_cache=SqliteEmbeddingCache(db),
-                                summary_cache=SqliteSummaryCache(db))
+            return prepare_plan(
+                spec,
+                bundle,
+                pools,
+                settings,
+                embedding_cache=SqliteEmbeddingCache(db),
+                summary_cache=SqliteSummaryCache(db),
+            )
 
         bundles: dict[str, object] = {}
 
@@ -118,23 +127,39 @@ def open_batch(db_path: str | Path, grid: Grid, settings: Settings, *, retry_fai
             return bundles[user_id]
 
         try:
-            cells = expand(grid, all_users=lambda: user_ids(db),
-                           queries_of=lambda u: [(q.id, q.kind) for q in load_bundle(u).queries])
+            cells = expand(
+                grid,
+                all_users=lambda: user_ids(db),
+                queries_of=lambda u: [(q.id, q.kind) for q in load_bundle(u).queries],
+            )
         except GridError as exc:
             raise BatchSetupError(str(exc)) from None
         progress = Progress()
         recorder = RunRecorder(db_path)
         closers.append(recorder.close)
         cell_runner = EngineCellRunner(
-            provider_for, recorder.record, prepare=prepare, load_bundle=load_bundle,
+            provider_for,
+            recorder.record,
+            prepare=prepare,
+            load_bundle=load_bundle,
             judges=_judges(grid, cells, settings),
-            options=EngineOptions(per_provider=grid.concurrency.per_provider), progress=progress)
+            options=EngineOptions(per_provider=grid.concurrency.per_provider),
+            progress=progress,
+        )
         name = grid.name or default_name(cells)
         if not grid.name:
             cells = [Cell(c.key, c.spec.model_copy(update={"label": name})) for c in cells]
         store = SqliteCellStore(db, recorder.writer)
-        runner = BatchRunner(name, cells, store, cell_runner, max_runs=grid.concurrency.runs,
-                             retry_failed=retry_failed, on_progress=on_progress, progress=progress)
+        runner = BatchRunner(
+            name,
+            cells,
+            store,
+            cell_runner,
+            max_runs=grid.concurrency.runs,
+            retry_failed=retry_failed,
+            on_progress=on_progress,
+            progress=progress,
+        )
         return BatchSession(name, grid, cells, runner, cell_runner, progress, provider_for, closers)
     except BaseException:
         while closers:

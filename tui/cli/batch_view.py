@@ -6,8 +6,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from core.batch import ASSUMED_OUTPUT_TOKENS, Estimate
-from core.batch import Progress as BatchProgress
+from core.run.batch import ASSUMED_OUTPUT_TOKENS, Estimate
+from core.run.batch import Progress as BatchProgress
 
 
 def estimate_table(name: str, cells: int, todo: int, skipped: int, est: Estimate) -> Table:
@@ -25,15 +25,25 @@ def estimate_table(name: str, cells: int, todo: int, skipped: int, est: Estimate
 
 
 def _stats(p: BatchProgress) -> str:
-    return (f"ok {p.ok} · failed {p.failed} · cancelled {p.cancelled} · running {p.running} · "
-            f"tokens {p.input_tokens:,} in / {p.output_tokens:,} out · cost {p.cost_text()}")
+    return (
+        f"ok {p.ok} · failed {p.failed} · cancelled {p.cancelled} · running {p.running} · "
+        f"tokens {p.input_tokens:,} in / {p.output_tokens:,} out · cost {p.cost_text()}"
+    )
 
 
 class ProgressView:
     def __init__(self, console: Console):
-        self.bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                            TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
-                            TextColumn("{task.fields[stats]}"), console=console, transient=False)
+        self.bar = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            TextColumn("{task.fields[stats]}"),
+            console=console,
+            transient=False,
+        )
         self._task = None
 
     def update(self, p: BatchProgress) -> None:
@@ -58,5 +68,7 @@ def summary_line(name: str, p: BatchProgress) -> str:
     tail = f"; resume with the same command (batch {name})" if p.stopped or p.failed else ""
     if p.failed and not p.stopped:
         tail += " and --retry-failed"
-    return (f"{head}: {p.ok} ok, {p.failed} failed, {p.cancelled} cancelled, {p.skipped} skipped · tokens "
-            f"{p.input_tokens:,} in / {p.output_tokens:,} out · cost {p.cost_text()}{tail}")
+    return (
+        f"{head}: {p.ok} ok, {p.failed} failed, {p.cancelled} cancelled, {p.skipped} skipped · tokens "
+        f"{p.input_tokens:,} in / {p.output_tokens:,} out · cost {p.cost_text()}{tail}"
+    )

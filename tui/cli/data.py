@@ -56,10 +56,14 @@ def _open_existing(ctx: click.Context):
 @click.command("import")
 @click.argument("path", type=click.Path(path_type=Path))
 @click.option("--format", "format_", type=click.Choice(FORMAT_ORDER), help="Skip auto-detection.")
-@click.option("--max-mb", type=click.IntRange(min=1), help="Refuse files larger than this (default from settings: 200).")
+@click.option(
+    "--max-mb", type=click.IntRange(min=1), help="Refuse files larger than this (default from settings: 200)."
+)
 @click.option("--user-speaker", type=click.Choice(["a", "b"]), help="LoCoMo only: whose history it is (default a).")
 @click.pass_context
-def import_cmd(ctx: click.Context, path: Path, format_: str | None, max_mb: int | None, user_speaker: str | None) -> None:
+def import_cmd(
+    ctx: click.Context, path: Path, format_: str | None, max_mb: int | None, user_speaker: str | None
+) -> None:
     """Import a dataset file or folder into the database, all or nothing.
 
     Re-importing a user or filler pool id replaces the stored one.
@@ -96,11 +100,15 @@ def import_cmd(ctx: click.Context, path: Path, format_: str | None, max_mb: int 
         parts.append(f"{len(summary.pools_added)} filler pool{'s' * (len(summary.pools_added) != 1)} added")
     if summary.pools_replaced:
         parts.append(f"{len(summary.pools_replaced)} filler pool(s) replaced ({_ids(summary.pools_replaced)})")
-    out.print(Text(f"Imported {path.name} ({summary.format}): " + (", ".join(parts) or "nothing to store"), style="green"))
-    out.print(Text(
-        f"{summary.sessions:,} sessions · {summary.turns:,} turns · {summary.preferences:,} preferences · "
-        f"{summary.queries:,} queries · {summary.attributes:,} attributes → {db_path}"
-    ))
+    out.print(
+        Text(f"Imported {path.name} ({summary.format}): " + (", ".join(parts) or "nothing to store"), style="green")
+    )
+    out.print(
+        Text(
+            f"{summary.sessions:,} sessions · {summary.turns:,} turns · {summary.preferences:,} preferences · "
+            f"{summary.queries:,} queries · {summary.attributes:,} attributes → {db_path}"
+        )
+    )
     for note in summary.notes:
         out.print(Text(f"note: {note}", style="yellow"))
 
@@ -129,16 +137,26 @@ def users(ctx: click.Context) -> None:
         out.print("No users yet. Import some: prefscope import PATH")
         return
     if rows:
-        out.print(_listing(
-            f"{len(rows)} user{'s' * (len(rows) != 1)}", out.width,
-            [(u.id, u.source, u.name, [u.sessions, u.preferences, u.queries, u.attributes, u.chars // 4]) for u in rows],
-            ["sess", "prefs", "qs", "attrs", "~t"],
-        ))
+        out.print(
+            _listing(
+                f"{len(rows)} user{'s' * (len(rows) != 1)}",
+                out.width,
+                [
+                    (u.id, u.source, u.name, [u.sessions, u.preferences, u.queries, u.attributes, u.chars // 4])
+                    for u in rows
+                ],
+                ["sess", "prefs", "qs", "attrs", "~t"],
+            )
+        )
     if pools:
-        out.print(_listing(
-            f"{len(pools)} filler pool{'s' * (len(pools) != 1)}", out.width,
-            [(p.id, p.source, p.name, [p.sessions, p.chars // 4]) for p in pools], ["sess", "~t"],
-        ))
+        out.print(
+            _listing(
+                f"{len(pools)} filler pool{'s' * (len(pools) != 1)}",
+                out.width,
+                [(p.id, p.source, p.name, [p.sessions, p.chars // 4]) for p in pools],
+                ["sess", "~t"],
+            )
+        )
     out.print(Text("~t = characters / 4; `prefscope show USER` counts real tokens.", style="dim"))
 
 
@@ -166,10 +184,15 @@ def _listing(title: str, width: int, items: list[tuple[str, str, str, list[int]]
 @click.argument("user_id", metavar="USER")
 @click.option("--session", "session_id", help="Print this session's turns instead of the timeline.")
 @click.option("--query", "query_id", help="Star the gold evidence of this query (default: the first).")
-@click.option("--expression", type=click.IntRange(0, 4),
-              help="Expression type 1-4 (0: none) whose evidence to star (default: the lowest present).")
+@click.option(
+    "--expression",
+    type=click.IntRange(0, 4),
+    help="Expression type 1-4 (0: none) whose evidence to star (default: the lowest present).",
+)
 @click.pass_context
-def show(ctx: click.Context, user_id: str, session_id: str | None, query_id: str | None, expression: int | None) -> None:
+def show(
+    ctx: click.Context, user_id: str, session_id: str | None, query_id: str | None, expression: int | None
+) -> None:
     """Print a user's session timeline with the chosen query's gold evidence starred (★)."""
     from storage.users import UnknownUser, load_user
 
@@ -263,14 +286,22 @@ def _print_timeline(bundle, query_id: str | None, expression: int | None) -> Non
 
     # Ids often repeat the user id (PrefEval: "<user>-explicit"); show them without it.
     prefix = _common_prefix(u.id, [s.id for s in bundle.sessions] + [p.id for p in bundle.preferences])
-    short = (lambda i: "…" + i[len(prefix):]) if prefix else (lambda i: i)
+    short = (lambda i: "…" + i[len(prefix) :]) if prefix else (lambda i: i)
     table = Table(box=None, pad_edge=False, header_style="bold")
-    for name, justify in (("", "left"), ("#", "right"), ("date", "left"), ("kind", "left"), ("expr", "left"),
-                          (unit, "right"), ("session", "left"), ("prefs", "left")):
+    for name, justify in (
+        ("", "left"),
+        ("#", "right"),
+        ("date", "left"),
+        ("kind", "left"),
+        ("expr", "left"),
+        (unit, "right"),
+        ("session", "left"),
+        ("prefs", "left"),
+    ):
         table.add_column(name, justify=justify, no_wrap=True, overflow="ellipsis")
     other_types = False
     for row in rows:
-        dim = (expression and row.kind == "preference" and row.expression_type not in (None, expression))
+        dim = expression and row.kind == "preference" and row.expression_type not in (None, expression)
         other_types = other_types or bool(dim)
         style = "dim" if dim else ("bold yellow" if row.evidence else "")
         if row.count > 1:
@@ -278,16 +309,23 @@ def _print_timeline(bundle, query_id: str | None, expression: int | None) -> Non
         else:
             kind, ident = row.kind, short(row.session_ids[0])
         table.add_row(
-            STAR if row.evidence else "", str(row.position), _dates(row), kind,
-            f"E{row.expression_type}" if row.expression_type else "", f"{row.tokens:,}", ident,
-            ",".join(short(p) for p in row.preference_ids), style=style,
+            STAR if row.evidence else "",
+            str(row.position),
+            _dates(row),
+            kind,
+            f"E{row.expression_type}" if row.expression_type else "",
+            f"{row.tokens:,}",
+            ident,
+            ",".join(short(p) for p in row.preference_ids),
+            style=style,
         )
     out.print(table)
     if prefix:
         out.print(Text(f"… = {prefix} (ids shown without the user id; --session takes the full id)", style="dim"))
     if other_types:
-        out.print(Text(f"dim: preference sessions of other expression types (not in an E{expression} history)",
-                       style="dim"))
+        out.print(
+            Text(f"dim: preference sessions of other expression types (not in an E{expression} history)", style="dim")
+        )
     if unit == "~t":
         out.print(Text("~t = characters / 4 (tokenizer unavailable)", style="dim"))
 

@@ -31,7 +31,7 @@ def filters(func):
 
 
 def _run_filter(run_ids, users, models, methods, contexts, labels, since):
-    from core.context import ContextError, config_named
+    from core.history.configs import ContextError, config_named
     from core.methods import UnknownMethod, method_info
     from storage.export import RunFilter
 
@@ -58,10 +58,16 @@ def _db(ctx: click.Context):
 @click.command("export")
 @filters
 @click.option("--format", "fmt", type=click.Choice(["csv", "jsonl"]), default="csv", show_default=True)
-@click.option("--layout", type=click.Choice(["wide", "long"]), default="wide", show_default=True,
-              help="wide: one row per final response with score columns; long: one row per judgment.")
-@click.option("--out", "out", type=click.Path(dir_okay=False, writable=True), default=None,
-              help="Output file (default: stdout).")
+@click.option(
+    "--layout",
+    type=click.Choice(["wide", "long"]),
+    default="wide",
+    show_default=True,
+    help="wide: one row per final response with score columns; long: one row per judgment.",
+)
+@click.option(
+    "--out", "out", type=click.Path(dir_okay=False, writable=True), default=None, help="Output file (default: stdout)."
+)
 @click.pass_context
 def export(ctx: click.Context, run_ids, users, models, methods, contexts, labels, since, fmt, layout, out) -> None:
     """Export runs to CSV or JSONL (UTF-8, header row; CSV cells that look like formulas get a leading ')."""
@@ -88,14 +94,27 @@ def export(ctx: click.Context, run_ids, users, models, methods, contexts, labels
 
 @click.command("report")
 @filters
-@click.option("--by", default="model", show_default=True,
-              help="Comma-separated factors: model, provider, user, query, query_kind, expression_type, context, "
-                   "method, seed, batch, instance_type, preference_origin, preference_type, topic, dimension.")
-@click.option("--metric", default="rubric:alignment", show_default=True,
-              help="A judgment kind:dimension (rubric:alignment, checklist:preference …), a kind (all its "
-                   "dimensions), or accuracy (MCQ/TF).")
-@click.option("--source", "sources", multiple=True, type=click.Choice(["llm", "heuristic", "human"]),
-              help="Only these judge sources (default: all, each in its own rows).")
+@click.option(
+    "--by",
+    default="model",
+    show_default=True,
+    help="Comma-separated factors: model, provider, user, query, query_kind, expression_type, context, "
+    "method, seed, batch, instance_type, preference_origin, preference_type, topic, dimension.",
+)
+@click.option(
+    "--metric",
+    default="rubric:alignment",
+    show_default=True,
+    help="A judgment kind:dimension (rubric:alignment, checklist:preference …), a kind (all its "
+    "dimensions), or accuracy (MCQ/TF).",
+)
+@click.option(
+    "--source",
+    "sources",
+    multiple=True,
+    type=click.Choice(["llm", "heuristic", "human"]),
+    help="Only these judge sources (default: all, each in its own rows).",
+)
 @click.option("--cupid", is_flag=True, help="Also CUPID preference-matching P/R/F1 (grouped by --cupid-by).")
 @click.option("--cupid-by", default="instance_type", show_default=True)
 @click.option("--interpref", is_flag=True, help="Also InterPref pass rate (by --by) and Bradley–Terry coefficients.")
@@ -103,8 +122,25 @@ def export(ctx: click.Context, run_ids, users, models, methods, contexts, labels
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False, writable=True), help="Write the tables as CSV.")
 @click.option("--png", "png_path", type=click.Path(dir_okay=False, writable=True), help="Write bar charts as PNG.")
 @click.pass_context
-def report(ctx: click.Context, run_ids, users, models, methods, contexts, labels, since, by, metric, sources, cupid,
-           cupid_by, interpref, chart, csv_path, png_path) -> None:
+def report(
+    ctx: click.Context,
+    run_ids,
+    users,
+    models,
+    methods,
+    contexts,
+    labels,
+    since,
+    by,
+    metric,
+    sources,
+    cupid,
+    cupid_by,
+    interpref,
+    chart,
+    csv_path,
+    png_path,
+) -> None:
     """Aggregate tables: n, mean and bootstrap 95% CI by any factors (e.g. --by expression_type,model)."""
     from rich.console import Console
 

@@ -28,10 +28,17 @@ def _score(value: float | None) -> str:
 
 @click.command()
 @click.argument("run_id")
-@click.option("--judge", "judges", multiple=True,
-              help="demo:heuristic | choice | <kind>:<provider>:<model> (repeatable; default: the configured judge).")
-@click.option("--kind", type=click.Choice(["rubric", "checklist", "matching", "taxonomy", "personalization"]),
-              help="With --judge MODEL_ID: shorthand for --judge KIND:MODEL_ID.")
+@click.option(
+    "--judge",
+    "judges",
+    multiple=True,
+    help="demo:heuristic | choice | <kind>:<provider>:<model> (repeatable; default: the configured judge).",
+)
+@click.option(
+    "--kind",
+    type=click.Choice(["rubric", "checklist", "matching", "taxonomy", "personalization"]),
+    help="With --judge MODEL_ID: shorthand for --judge KIND:MODEL_ID.",
+)
 @click.option("--dry-run", is_flag=True, help="Print the judgments without storing them.")
 @click.pass_obj
 def judge(obj, run_id, judges, kind, dry_run):
@@ -68,8 +75,15 @@ def judge(obj, run_id, judges, kind, dry_run):
     models = {r.id: r.model for r in finals}
     for response_id, j in results:
         tag = " [heuristic]" if j.heuristic else ""
-        table.add_row(models[response_id], j.judge_model + tag, j.kind, j.dimension, _score(j.score),
-                      "yes" if j.parse_ok else "[red]no[/]", _short(j.rationale if j.parse_ok else j.error))
+        table.add_row(
+            models[response_id],
+            j.judge_model + tag,
+            j.kind,
+            j.dimension,
+            _score(j.score),
+            "yes" if j.parse_ok else "[red]no[/]",
+            _short(j.rationale if j.parse_ok else j.error),
+        )
     console.print(table)
     failed = sum(1 for _, j in results if not j.parse_ok)
     stored = "not stored (--dry-run)" if dry_run else "stored"
@@ -98,8 +112,13 @@ async def _judge_all(judges, finals, bundle, query, run, complete):
 @click.option("--verify-with", help="Also run the verifier (accept/uncertain/reject) with this model.")
 @click.option("--chunk-chars", type=click.IntRange(min=500), default=50_000, show_default=True)
 @click.option("--min-confidence", type=click.FloatRange(0, 1), default=0.4, show_default=True)
-@click.option("--threshold", type=click.FloatRange(0, 1), default=0.7, show_default=True,
-              help="Cosine similarity for merging near-duplicates.")
+@click.option(
+    "--threshold",
+    type=click.FloatRange(0, 1),
+    default=0.7,
+    show_default=True,
+    help="Cosine similarity for merging near-duplicates.",
+)
 @click.option("--no-dedup", is_flag=True, help="Skip embedding-based merging (exact duplicates only; no torch).")
 @click.option("--extraction", "extraction_id", help="Show this stored extraction.")
 @click.pass_obj
@@ -113,12 +132,22 @@ def attributes(obj, user, model, verify_with, chunk_chars, min_confidence, thres
     except LookupError as exc:
         fail(str(exc).strip("'\""))
     if model:
-        from core.judges.attributes import extract
+        from core.analysis.attributes import extract
         from tui.cli.judge_calls import make_complete
 
         embed = None if no_dedup else _embedder(settings, wb.db)
-        ex = asyncio.run(extract(bundle, model, make_complete(settings), embed=embed, chunk_chars=chunk_chars,
-                                 min_confidence=min_confidence, threshold=threshold, verifier=verify_with))
+        ex = asyncio.run(
+            extract(
+                bundle,
+                model,
+                make_complete(settings),
+                embed=embed,
+                chunk_chars=chunk_chars,
+                min_confidence=min_confidence,
+                threshold=threshold,
+                verifier=verify_with,
+            )
+        )
         extraction_id = save_extraction(wb.db, ex, embedding_model=None if no_dedup else settings.embedding_model)
     try:
         stored = load_extraction(wb.db, extraction_id) if extraction_id else latest_extraction(wb.db, user)
@@ -131,26 +160,45 @@ def attributes(obj, user, model, verify_with, chunk_chars, min_confidence, thres
         console.print(gold)
     if stored is None:
         if not bundle.attributes:
-            console.print(f"no attributes stored for {user}; extract some: prefscope attributes {user} --model PROVIDER:MODEL")
+            console.print(
+                f"no attributes stored for {user}; extract some: prefscope attributes {user} --model PROVIDER:MODEL"
+            )
         return
     ex = stored.extraction
-    table = Table("id", "attribute", "conf", "evidence", "merged", "verifier", "operator",
-                  title=f"{user}: extraction {stored.id} by {ex.model} ({ex.prompt_version}, {stored.created_at})")
+    table = Table(
+        "id",
+        "attribute",
+        "conf",
+        "evidence",
+        "merged",
+        "verifier",
+        "operator",
+        title=f"{user}: extraction {stored.id} by {ex.model} ({ex.prompt_version}, {stored.created_at})",
+    )
     for x in ex.attributes:
         op = stored.operator.get(x.attribute.id, (None, ""))[0]
         verdict = x.verifier_verdict or (f"[red]{_short(x.verifier_error, 30)}[/]" if x.verifier_error else "")
-        table.add_row(x.attribute.id, _short(x.attribute.text), f"{x.attribute.confidence:.2f}",
-                      ", ".join(x.attribute.evidence_turns), str(len(x.merged_from)), verdict, op or "")
+        table.add_row(
+            x.attribute.id,
+            _short(x.attribute.text),
+            f"{x.attribute.confidence:.2f}",
+            ", ".join(x.attribute.evidence_turns),
+            str(len(x.merged_from)),
+            verdict,
+            op or "",
+        )
     console.print(table)
     merged = "no merging" if ex.threshold is None else f"merged at cosine ≥ {ex.threshold:g}"
-    console.print(f"{len(ex.attributes)} attributes ({merged}); {len(ex.dropped)} dropped under confidence "
-                  f"{ex.min_confidence:g}; {len(ex.chunks)} chunks of ≤ {ex.chunk_chars} characters")
+    console.print(
+        f"{len(ex.attributes)} attributes ({merged}); {len(ex.dropped)} dropped under confidence "
+        f"{ex.min_confidence:g}; {len(ex.chunks)} chunks of ≤ {ex.chunk_chars} characters"
+    )
     for err in ex.errors:
         console.print(f"[red]{err}[/] (raw output stored)")
 
 
 def _embedder(settings, db):
-    from core.retrieval import Embedder
+    from core.history.retrieval import Embedder
     from storage.embeddings import SqliteEmbeddingCache
 
     return Embedder(settings.embedding_model, SqliteEmbeddingCache(db)).embed
@@ -162,15 +210,20 @@ def _embedder(settings, db):
 @click.command()
 @click.argument("run_id")
 @click.option("--model", help="Also ask this LLM (provider:model) for each target.")
-@click.option("--attributes", "attr_source", default="latest", show_default=True,
-              help="Attribute targets: latest (extraction, else gold), gold, none, or an extraction id.")
+@click.option(
+    "--attributes",
+    "attr_source",
+    default="latest",
+    show_default=True,
+    help="Attribute targets: latest (extraction, else gold), gold, none, or an extraction id.",
+)
 @click.option("--no-embedding", is_flag=True, help="Skip the embedding decider (no torch).")
 @click.option("--recompute", is_flag=True, help="Decide again even if decisions are stored.")
 @click.option("--reference", type=click.Choice(["gold", "human"]), default="gold", show_default=True)
 @click.pass_obj
 def relevance(obj, run_id, model, attr_source, no_embedding, recompute, reference):
     """Relevance of attributes and retrieved turns for RUN_ID's query: every decider side by side."""
-    from core.judges import relevance as rel
+    from core.analysis import relevance as rel
     from storage.analyses import load_relevance
     from storage.runs import UnknownRun, load_run
 
@@ -184,8 +237,10 @@ def relevance(obj, run_id, model, attr_source, no_embedding, recompute, referenc
         _decide(wb, settings, run, model, attr_source, no_embedding)
         stored = load_relevance(wb.db, run_id)
     if not stored:
-        fail(f"nothing to decide for run {run_id}: no attributes (extract with `prefscope attributes`) "
-             "and no retrieved turns (use a RAG method)")
+        fail(
+            f"nothing to decide for run {run_id}: no attributes (extract with `prefscope attributes`) "
+            "and no retrieved turns (use a RAG method)"
+        )
     decisions = [s.decision for s in stored]
     texts = {(s.decision.target_kind, s.decision.target_id): s.target_text for s in stored}
     table_rows = rel.side_by_side(decisions)
@@ -207,13 +262,14 @@ def relevance(obj, run_id, model, attr_source, no_embedding, recompute, referenc
     agree = Table("decider", f"vs {reference}", "n", "relevant %", "kappa", "P", "R", "F1", title="agreement")
     for a in rel.agreement(decisions, reference):
         rate = "—" if a.positive_rate is None else f"{a.positive_rate:.0%}"
-        agree.add_row(a.decider, reference, str(a.n), rate, _score(a.kappa), _score(a.precision), _score(a.recall),
-                      _score(a.f1))
+        agree.add_row(
+            a.decider, reference, str(a.n), rate, _score(a.kappa), _score(a.precision), _score(a.recall), _score(a.f1)
+        )
     console.print(agree)
 
 
 def _decide(wb, settings, run, model, attr_source, no_embedding):
-    from core.judges import relevance as rel
+    from core.analysis import relevance as rel
     from storage.analyses import UnknownExtraction, latest_extraction, load_extraction, save_relevance
     from tui.cli.judge_calls import make_complete
 
@@ -225,15 +281,20 @@ def _decide(wb, settings, run, model, attr_source, no_embedding):
     attrs, extraction_id = [], None
     if attr_source not in ("none", "gold"):
         try:
-            stored = (latest_extraction(wb.db, bundle.user.id) if attr_source == "latest"
-                      else load_extraction(wb.db, attr_source))
+            stored = (
+                latest_extraction(wb.db, bundle.user.id)
+                if attr_source == "latest"
+                else load_extraction(wb.db, attr_source)
+            )
         except UnknownExtraction as exc:
             fail(str(exc))
         if stored is not None:
             attrs, extraction_id = [x.attribute for x in stored.extraction.attributes], stored.id
     if attr_source == "gold" or (attr_source == "latest" and not attrs):
         attrs = list(bundle.attributes)
-    targets = rel.attribute_targets(bundle, query, run.spec.expression_type, attrs) + rel.turn_targets(run.plan.retrieved)
+    targets = rel.attribute_targets(bundle, query, run.spec.expression_type, attrs) + rel.turn_targets(
+        run.plan.retrieved
+    )
     if not targets:
         return
     decisions = rel.gold_decisions(targets) + rel.bm25_decisions(query.text, targets)
@@ -241,5 +302,12 @@ def _decide(wb, settings, run, model, attr_source, no_embedding):
         decisions += rel.embedding_decisions(query.text, targets, _embedder(settings, wb.db))
     if model:
         decisions += asyncio.run(rel.llm_decisions(query.text, targets, model, make_complete(settings)))
-    save_relevance(wb.db, run.id, query.id, decisions, texts={(t.kind, t.id): t.text for t in targets},
-                   extraction_id=extraction_id, replace=True)
+    save_relevance(
+        wb.db,
+        run.id,
+        query.id,
+        decisions,
+        texts={(t.kind, t.id): t.text for t in targets},
+        extraction_id=extraction_id,
+        replace=True,
+    )

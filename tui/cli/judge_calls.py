@@ -1,14 +1,14 @@
 """The ``complete`` callable the judge commands hand to judges: one whole call through the
-provider layer (``core.providers.get_provider`` + ``core.calls.collect``), with the model's
+provider layer (``core.providers.get_provider`` + ``core.providers.calls.collect``), with the model's
 deadline, and any provider exception turned into a failed Completion (never a crash)."""
 
 from __future__ import annotations
 
 import asyncio
 
-from core.calls import Completion, collect
 from core.plan import Message
 from core.providers.base import ModelSpec
+from core.providers.calls import Completion, collect
 
 
 def make_complete(settings, *, per_provider: int = 4):

@@ -12,7 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from core.plan import PromptPlan
-from core.run import JudgeScored, ResponseFinished, ResponseStarted, RunEvent, RunSpec, RunStarted, TokensArrived
+from core.run.spec import JudgeScored, ResponseFinished, ResponseStarted, RunEvent, RunSpec, RunStarted, TokensArrived
 
 TAIL_LINES = 14
 
@@ -57,8 +57,10 @@ class LiveView:
         self._live: Live | None = None
 
     def __enter__(self) -> LiveView:
-        self.console.print(f"[bold]{self.spec.user_id}[/] · {self.spec.query_id} · E{self.spec.expression_type} · "
-                           f"{self.spec.context} · {self.plan.method} · prompt {self.plan.total_tokens:,} tokens")
+        self.console.print(
+            f"[bold]{self.spec.user_id}[/] · {self.spec.query_id} · E{self.spec.expression_type} · "
+            f"{self.spec.context} · {self.plan.method} · prompt {self.plan.total_tokens:,} tokens"
+        )
         for note in self.plan.notes:
             self.console.print(f"[dim]note: {note}[/]")
         if not self.plain:
@@ -118,7 +120,8 @@ class LiveView:
         for col in self.columns:
             f = col.finished
             table.add_row(
-                col.label, col.status,
+                col.label,
+                col.status,
                 "" if not f or f.ttft_ms is None else f"{f.ttft_ms:.0f}",
                 "" if not f or not f.tokens_per_s else f"{f.tokens_per_s:.0f}",
                 "" if not f or f.output_tokens is None else f"{f.input_tokens or 0}→{f.output_tokens}",

@@ -20,8 +20,12 @@ def _build(obj: dict, *, demo: bool):
     imported = workbench.ensure_sample_data()
     interrupted = mark_interrupted(workbench.db)
     # The demo opens on a RealPref-style sample user, so all four expression types are there.
-    app = make_app(settings, workbench, models=list(DEFAULT_DEMO_MODELS) if demo else None,
-                   initial_user=DEMO_USER if demo else None)
+    app = make_app(
+        settings,
+        workbench,
+        models=list(DEFAULT_DEMO_MODELS) if demo else None,
+        initial_user=DEMO_USER if demo else None,
+    )
     notes = []
     if imported:
         notes.append(f"first run: imported the sample data ({', '.join(imported)})")

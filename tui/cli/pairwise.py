@@ -48,11 +48,27 @@ def pairwise(obj, run_a, run_b, judge_model):
     complete = make_complete(settings)
 
     async def judge_all():
-        passes = await asyncio.gather(*(judge.judge_pair(
-            PairInput(query, pref_a, pref_b, answers_a[m].text, answers_b[m].text), complete) for m in models))
-        wins = await asyncio.gather(*(judge.compare(
-            query, pref_a, pref_b, x, (answers_a[x].text, answers_b[x].text), y,
-            (answers_a[y].text, answers_b[y].text), complete) for x, y in combinations(models, 2)))
+        passes = await asyncio.gather(
+            *(
+                judge.judge_pair(PairInput(query, pref_a, pref_b, answers_a[m].text, answers_b[m].text), complete)
+                for m in models
+            )
+        )
+        wins = await asyncio.gather(
+            *(
+                judge.compare(
+                    query,
+                    pref_a,
+                    pref_b,
+                    x,
+                    (answers_a[x].text, answers_b[x].text),
+                    y,
+                    (answers_a[y].text, answers_b[y].text),
+                    complete,
+                )
+                for x, y in combinations(models, 2)
+            )
+        )
         return passes, list(combinations(models, 2)), wins
 
     passes, pairs, wins = asyncio.run(judge_all())
@@ -67,9 +83,12 @@ def pairwise(obj, run_a, run_b, judge_model):
     for model, judgments in zip(models, passes):
         summary = judgments[-1]
         orders = summary.extra.get("orders", [])
-        table.add_row(model, f"{sum(1 for o in orders if o)} / 4",
-                      "—" if summary.score is None else ("yes" if summary.score == 1.0 else "no"),
-                      summary.error or summary.rationale)
+        table.add_row(
+            model,
+            f"{sum(1 for o in orders if o)} / 4",
+            "—" if summary.score is None else ("yes" if summary.score == 1.0 else "no"),
+            summary.error or summary.rationale,
+        )
     console.print(table)
     for (x, y), judgments in zip(pairs, wins):
         scores = [j.score for j in judgments if j.score is not None]

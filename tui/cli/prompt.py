@@ -96,27 +96,72 @@ def cut_middle(text: str, full: bool) -> str:
 @click.command("prompt")
 @click.argument("user_id", metavar="USER")
 @click.argument("query_id", metavar="QUERY")
-@click.option("--bundle", "bundle_path", type=click.Path(exists=True), help="Read the user from a native bundle file instead of the database.")
-@click.option("--expression", "expression_type", type=click.IntRange(1, 4), default=None, help="Preference expression type 1-4 (RealPref).")
-@click.option("--context", "context_name", default="simple", show_default=True,
-              help="simple, normal, long, very_long, extended, extreme, full, oracle, summaries, none, custom.")
+@click.option(
+    "--bundle",
+    "bundle_path",
+    type=click.Path(exists=True),
+    help="Read the user from a native bundle file instead of the database.",
+)
+@click.option(
+    "--expression",
+    "expression_type",
+    type=click.IntRange(1, 4),
+    default=None,
+    help="Preference expression type 1-4 (RealPref).",
+)
+@click.option(
+    "--context",
+    "context_name",
+    default="simple",
+    show_default=True,
+    help="simple, normal, long, very_long, extended, extreme, full, oracle, summaries, none, custom.",
+)
 @click.option("--method", default="zero-shot", show_default=True, help="Prompting method (see --list-methods).")
 @click.option("--seed", default=0, show_default=True, help="Seed for filler choice and placement.")
 @click.option("--k", default=5, show_default=True, help="RAG: number of retrieved turns.")
 @click.option("--retriever", type=click.Choice(["embedding", "bm25"]), default="embedding", show_default=True)
 @click.option("--sessions", "session_ids", default="", help="custom context: comma-separated session ids.")
-@click.option("--filler", "filler_paths", multiple=True, type=click.Path(exists=True), help="Filler pool file/folder (repeatable).")
+@click.option(
+    "--filler",
+    "filler_paths",
+    multiple=True,
+    type=click.Path(exists=True),
+    help="Filler pool file/folder (repeatable).",
+)
 @click.option("--window", type=int, default=None, help="Model context window: refuse larger prompts unless --force.")
 @click.option("--force", is_flag=True, help="Print even if the prompt exceeds --window.")
 @click.option("--full", is_flag=True, help="Do not cut long messages in the middle.")
 @click.option("--json", "as_json", is_flag=True, help="Print the context and plan as JSON.")
-@click.option("--list-methods", is_flag=True, is_eager=True, expose_value=False, callback=lambda c, p, v: _list_methods(c, v),
-              help="List the methods and exit.")
+@click.option(
+    "--list-methods",
+    is_flag=True,
+    is_eager=True,
+    expose_value=False,
+    callback=lambda c, p, v: _list_methods(c, v),
+    help="List the methods and exit.",
+)
 @click.pass_context
-def prompt(ctx: click.Context, user_id, query_id, bundle_path, expression_type, context_name, method, seed, k,
-           retriever, session_ids, filler_paths, window, force, full, as_json) -> None:
+def prompt(
+    ctx: click.Context,
+    user_id,
+    query_id,
+    bundle_path,
+    expression_type,
+    context_name,
+    method,
+    seed,
+    k,
+    retriever,
+    session_ids,
+    filler_paths,
+    window,
+    force,
+    full,
+    as_json,
+) -> None:
     """Print the exact prompt plan for a user, query and method (nothing is sent)."""
-    from core.context import ContextError, ContextWindowExceeded, build_context, check_window, config_named
+    from core.history.build import build_context
+    from core.history.configs import ContextError, ContextWindowExceeded, check_window, config_named
     from core.methods import UnknownMethod, method_info, plan
     from core.methods.base import MethodOptions
 
@@ -137,7 +182,12 @@ def prompt(ctx: click.Context, user_id, query_id, bundle_path, expression_type, 
     pools, pool_source = _load_fillers(filler_paths, db) if cfg.filler_target else ([], "not needed")
     try:
         built = build_context(
-            bundle, query=query, expression_type=expression_type, config=cfg, seed=seed, filler_pools=pools,
+            bundle,
+            query=query,
+            expression_type=expression_type,
+            config=cfg,
+            seed=seed,
+            filler_pools=pools,
             session_ids=[s for s in session_ids.split(",") if s.strip()] or None,
         )
     except ContextError as exc:
@@ -152,7 +202,7 @@ def prompt(ctx: click.Context, user_id, query_id, bundle_path, expression_type, 
     try:
         the_plan = plan(info.name, built, query, opts)
     except Exception as exc:
-        from core.retrieval import RetrievalError
+        from core.history.retrieval import RetrievalError
 
         if isinstance(exc, RetrievalError):
             raise click.ClickException(str(exc)) from None
@@ -174,8 +224,12 @@ def prompt(ctx: click.Context, user_id, query_id, bundle_path, expression_type, 
 
     if as_json:
         out = {
-            "user": bundle.user.id, "query": query.model_dump(mode="json"), "method": info.name,
-            "filler_source": pool_source, "context": built.summary_row(), "plan": the_plan.model_dump(mode="json"),
+            "user": bundle.user.id,
+            "query": query.model_dump(mode="json"),
+            "method": info.name,
+            "filler_source": pool_source,
+            "context": built.summary_row(),
+            "plan": the_plan.model_dump(mode="json"),
             "pending_summary_calls": [p.model_dump(mode="json") for p in summary_plans],
             "window_note": window_note,
         }
@@ -190,15 +244,19 @@ def _list_methods(ctx: click.Context, value: bool) -> None:
     from core.methods import list_methods
 
     for m in list_methods():
-        click.echo(f"{m.name:15} {m.family:13} {m.steps} step{'s' if m.steps > 1 else ' '}  {m.description}  [{m.citation}]")
+        click.echo(
+            f"{m.name:15} {m.family:13} {m.steps} step{'s' if m.steps > 1 else ' '}  {m.description}  [{m.citation}]"
+        )
     ctx.exit()
 
 
 def _print_text(bundle, query, info, built, the_plan, pool_source, summary_plans, window_note, full) -> None:
     echo = click.echo
     head = click.style
-    echo(head(f"{info.name}", bold=True) + f" ({info.family}; {info.citation}) · user {bundle.user.id} · query "
-         f"{query.id} ({query.kind}) · expression {built.expression_type or '–'} · context {built.config} · seed {built.seed}")
+    echo(
+        head(f"{info.name}", bold=True) + f" ({info.family}; {info.citation}) · user {bundle.user.id} · query "
+        f"{query.id} ({query.kind}) · expression {built.expression_type or '–'} · context {built.config} · seed {built.seed}"
+    )
     n_fill = sum(1 for s in built.sessions if s.is_filler)
     line = f"history: {built.history_tokens:,} tokens in {len(built.sessions)} sessions ({n_fill} filler; user {built.user_tokens:,}"
     if built.target_tokens:
@@ -218,16 +276,28 @@ def _print_text(bundle, query, info, built, the_plan, pool_source, summary_plans
             star = head(" ★ evidence", fg="green") if r.is_evidence else ""
             snippet = " ".join(r.text.split())[:90]
             echo(f"  #{r.rank} {r.similarity:8.4f}  {r.session_id}#{r.turn_index}{star}  {snippet}")
-    from core.tokens import count_tokens
+    from core.history.tokens import count_tokens
 
     for i, step in enumerate(the_plan.steps, 1):
         needs = f" · uses {', '.join(step.needs())}" if step.needs() else ""
-        echo(head(f"\n── step {i}/{len(the_plan.steps)}: {step.name} · {step.tokens:,} tokens · {step.purpose}{needs}", bold=True))
+        echo(
+            head(
+                f"\n── step {i}/{len(the_plan.steps)}: {step.name} · {step.tokens:,} tokens · {step.purpose}{needs}",
+                bold=True,
+            )
+        )
         for j, m in enumerate(step.messages):
             echo(head(f"[{j}] {m.role} ({count_tokens(m.content):,} t)", fg="cyan"))
             echo(cut_middle(m.content, full))
-    echo(head(f"\ntotal: {the_plan.total_tokens:,} tokens over {len(the_plan.steps)} step(s); answer format: {the_plan.answer_format}", bold=True))
+    echo(
+        head(
+            f"\ntotal: {the_plan.total_tokens:,} tokens over {len(the_plan.steps)} step(s); answer format: {the_plan.answer_format}",
+            bold=True,
+        )
+    )
     if summary_plans:
         per = summary_plans[0].total_tokens
-        echo(f"pending: {len(summary_plans)} session summaries (CUPID Fig. 23), one call each (~{per:,} tokens for the first);"
-             " they are written when a run uses a model and cached per (model, session sha256)")
+        echo(
+            f"pending: {len(summary_plans)} session summaries (CUPID Fig. 23), one call each (~{per:,} tokens for the first);"
+            " they are written when a run uses a model and cached per (model, session sha256)"
+        )

@@ -12,8 +12,18 @@ from rich.text import Text
 from storage.report import ReportTable
 
 BAR_WIDTH = 30
-VALUE_COLUMNS = {"mean", "ci_low", "ci_high", "precision", "recall", "f1", "pass_rate", "order_disagreement",
-                 "mean_win_rate", "bt"}
+VALUE_COLUMNS = {
+    "mean",
+    "ci_low",
+    "ci_high",
+    "precision",
+    "recall",
+    "f1",
+    "pass_rate",
+    "order_disagreement",
+    "mean_win_rate",
+    "bt",
+}
 
 
 def _fmt(col: str, v) -> str:
@@ -39,8 +49,9 @@ def rich_table(t: ReportTable) -> Table:
     table = Table(title=t.title, title_justify="left", caption=caption, caption_justify="left")
     for i in keep:
         c = t.columns[i]
-        table.add_column(c, justify="right" if c in VALUE_COLUMNS or c in ("n", "failed", "undecided", "comparisons")
-                         else "left")
+        table.add_column(
+            c, justify="right" if c in VALUE_COLUMNS or c in ("n", "failed", "undecided", "comparisons") else "left"
+        )
     for row in t.rows:
         table.add_row(*(Text(_fmt(t.columns[i], row[i])) for i in keep))  # Text: "[demo]" is not markup
     return table
@@ -110,8 +121,9 @@ def write_png(tables: list[ReportTable], path: str | Path) -> None:
     if not drawable:
         raise ValueError("nothing to plot: the report has no rows")
     heights = [max(1.5, 0.35 * len(t.rows) + 1) for t in drawable]
-    fig, axes = plt.subplots(len(drawable), 1, figsize=(9, sum(heights)), squeeze=False,
-                             gridspec_kw={"height_ratios": heights})
+    fig, axes = plt.subplots(
+        len(drawable), 1, figsize=(9, sum(heights)), squeeze=False, gridspec_kw={"height_ratios": heights}
+    )
     for ax, t in zip(axes[:, 0], drawable):
         vi = t.columns.index(t.value_column)
         labels = [_label(t, r) for r in t.rows]
@@ -119,8 +131,10 @@ def write_png(tables: list[ReportTable], path: str | Path) -> None:
         err = None
         if "ci_low" in t.columns:
             lo_i, hi_i = t.columns.index("ci_low"), t.columns.index("ci_high")
-            err = [[(v - r[lo_i]) if r[lo_i] is not None else 0 for v, r in zip(vals, t.rows)],
-                   [(r[hi_i] - v) if r[hi_i] is not None else 0 for v, r in zip(vals, t.rows)]]
+            err = [
+                [(v - r[lo_i]) if r[lo_i] is not None else 0 for v, r in zip(vals, t.rows)],
+                [(r[hi_i] - v) if r[hi_i] is not None else 0 for v, r in zip(vals, t.rows)],
+            ]
         ax.barh(range(len(vals)), vals, xerr=err, color="#3b7dd8", capsize=3)
         ax.set_yticks(range(len(vals)), labels, fontsize=8)
         ax.invert_yaxis()

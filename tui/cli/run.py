@@ -13,28 +13,66 @@ from tui.cli.common import console, fail, open_services
 @click.command()
 @click.argument("user")
 @click.argument("query")
-@click.option("--expression", "-e", type=click.IntRange(0, 4), default=None, help="Expression type 1-4 (default: the most implicit present).")
-@click.option("--context", "-c", default="simple", show_default=True, help="simple, normal, long, very_long, extended, extreme, full, oracle, none, custom.")
-@click.option("--method", "-m", default="zero-shot", show_default=True, help="See `prefscope prompt --help` for the list.")
+@click.option(
+    "--expression",
+    "-e",
+    type=click.IntRange(0, 4),
+    default=None,
+    help="Expression type 1-4 (default: the most implicit present).",
+)
+@click.option(
+    "--context",
+    "-c",
+    default="simple",
+    show_default=True,
+    help="simple, normal, long, very_long, extended, extreme, full, oracle, none, custom.",
+)
+@click.option(
+    "--method", "-m", default="zero-shot", show_default=True, help="See `prefscope prompt --help` for the list."
+)
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--k", type=int, default=None, help="RAG: turns to retrieve.")
 @click.option("--model", "models", multiple=True, help="provider:model, repeatable (default: the three demo models).")
-@click.option("--base-url", "base_urls", multiple=True, help="MODEL=URL for an OpenAI-compatible server (vLLM, llama.cpp, Ollama).")
+@click.option(
+    "--base-url",
+    "base_urls",
+    multiple=True,
+    help="MODEL=URL for an OpenAI-compatible server (vLLM, llama.cpp, Ollama).",
+)
 @click.option("--temperature", type=float, default=None)
 @click.option("--max-tokens", type=int, default=None)
-@click.option("--timeout", "timeout_s", type=float, default=300.0, show_default=True, help="Deadline per call in seconds.")
+@click.option(
+    "--timeout", "timeout_s", type=float, default=300.0, show_default=True, help="Deadline per call in seconds."
+)
 @click.option("--judge", "judges", multiple=True, help="e.g. demo:heuristic or rubric:openai:gpt-4o-mini.")
 @click.option("--replay", is_flag=True, help="Serve every model from its recorded responses (offline demo).")
 @click.option("--force", is_flag=True, help="Send even if the prompt exceeds a model's context window.")
 @click.option("--plain", is_flag=True, help="No live layout: print each answer when it finishes.")
 @click.pass_obj
-def run(obj, user, query, expression, context, method, seed, k, models, base_urls, temperature, max_tokens, timeout_s,
-        judges, replay, force, plain):
+def run(
+    obj,
+    user,
+    query,
+    expression,
+    context,
+    method,
+    seed,
+    k,
+    models,
+    base_urls,
+    temperature,
+    max_tokens,
+    timeout_s,
+    judges,
+    replay,
+    force,
+    plain,
+):
     """Stream MODELs on one USER's QUERY side by side and store the run."""
-    from core.context import ContextError
+    from core.history.configs import ContextError
     from core.methods import UnknownMethod
     from core.providers.base import ModelParams, ModelSpec
-    from core.run import RunSpec
+    from core.run.spec import RunSpec
 
     settings, workbench = open_services(obj)
     try:
@@ -53,9 +91,19 @@ def run(obj, user, query, expression, context, method, seed, k, models, base_url
         fail(f"bad --model: {exc.errors()[0]['input']!r} (expected provider:model)")
     if expression is None:
         expression = bundle.expression_types()[-1]
-    spec = RunSpec(user_id=user, query_id=query, expression_type=expression, context=context, seed=seed,
-                   method=method, method_options={"k": k} if k else {}, models=specs,
-                   judges=list(judges) or ([settings.judge] if settings.judge else []), force=force, replay=replay)
+    spec = RunSpec(
+        user_id=user,
+        query_id=query,
+        expression_type=expression,
+        context=context,
+        seed=seed,
+        method=method,
+        method_options={"k": k} if k else {},
+        models=specs,
+        judges=list(judges) or ([settings.judge] if settings.judge else []),
+        force=force,
+        replay=replay,
+    )
     try:
         plan = workbench.prepare(spec, bundle, workbench.filler_pools())
     except (ContextError, UnknownMethod) as exc:
@@ -95,8 +143,17 @@ def runs(obj, user, limit):
     _, workbench = open_services(obj, sample_data=False)
     table = Table("run", "created", "user", "query", "E", "context", "method", "models", "status")
     for r in list_runs(workbench.db, user_id=user, limit=limit):
-        table.add_row(r.id, r.created_at, r.user_id, r.query_id, str(r.expression_type or ""), r.context, r.method,
-                      ", ".join(r.models), r.status)
+        table.add_row(
+            r.id,
+            r.created_at,
+            r.user_id,
+            r.query_id,
+            str(r.expression_type or ""),
+            r.context,
+            r.method,
+            ", ".join(r.models),
+            r.status,
+        )
     console.print(table)
 
 

@@ -13,11 +13,11 @@ from core.model import Session, UserBundle
 
 @dataclass
 class TimelineRow:
-    position: int                     # index of the first session in the history
+    position: int  # index of the first session in the history
     session_ids: list[str]
     kind: str
     date: dt.date | None = None
-    date_end: dt.date | None = None   # last date of a folded filler run
+    date_end: dt.date | None = None  # last date of a folded filler run
     expression_type: int | None = None
     preference_ids: list[str] = field(default_factory=list)
     tokens: int = 0
@@ -41,20 +41,28 @@ def build_timeline(bundle: UserBundle, *, tokens: dict[str, int], evidence: set[
                 last.date = last.date or s.date
                 last.date_end = s.date
             continue
-        rows.append(TimelineRow(
-            position=position, session_ids=[s.id], kind=s.kind, date=s.date, date_end=s.date,
-            expression_type=s.expression_type, preference_ids=list(s.preference_ids), tokens=n,
-            evidence=s.id in evidence,
-        ))
+        rows.append(
+            TimelineRow(
+                position=position,
+                session_ids=[s.id],
+                kind=s.kind,
+                date=s.date,
+                date_end=s.date,
+                expression_type=s.expression_type,
+                preference_ids=list(s.preference_ids),
+                tokens=n,
+                evidence=s.id in evidence,
+            )
+        )
     return rows
 
 
 def session_tokens(sessions: list[Session]) -> tuple[dict[str, int], str]:
-    """Tokens per session and the unit label: real counts ("t") from ``core.tokens`` when its
+    """Tokens per session and the unit label: real counts ("t") from ``core.history.tokens`` when its
     tokenizer is available offline, else a characters/4 estimate ("~t")."""
     texts = [t.content for s in sessions for t in s.turns]
     try:
-        from core.tokens import TokenizerUnavailable, count_many
+        from core.history.tokens import TokenizerUnavailable, count_many
     except ImportError:
         return _estimate(sessions), "~t"
     try:
@@ -64,7 +72,7 @@ def session_tokens(sessions: list[Session]) -> tuple[dict[str, int], str]:
     out: dict[str, int] = {}
     i = 0
     for s in sessions:
-        out[s.id] = sum(counts[i:i + len(s.turns)])
+        out[s.id] = sum(counts[i : i + len(s.turns)])
         i += len(s.turns)
     return out, "t"
 

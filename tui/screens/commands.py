@@ -39,13 +39,19 @@ def _commands(screen) -> list[tuple[str, Callable[[], object], str]]:
     bar = screen.query_one(RunBar)
     if screen.bundle is not None:
         for q in screen.bundle.queries:
-            out.append((f"Query: {query_label(screen.bundle, q.id, 70)}", partial(bar.set_value, "rb-query", q.id),
-                        "run bar"))
+            out.append(
+                (f"Query: {query_label(screen.bundle, q.id, 70)}", partial(bar.set_value, "rb-query", q.id), "run bar")
+            )
         from core.model import EXPRESSION_TYPES
 
         for t in screen.bundle.expression_types():
-            out.append((f"Expression: E{t} {EXPRESSION_TYPES.get(t, 'untyped')}",
-                        partial(bar.set_value, "rb-expression", t), "run bar"))
+            out.append(
+                (
+                    f"Expression: E{t} {EXPRESSION_TYPES.get(t, 'untyped')}",
+                    partial(bar.set_value, "rb-expression", t),
+                    "run bar",
+                )
+            )
     for key, label in CONTEXTS:
         out.append((f"Context: {label}", partial(bar.set_value, "rb-context", key), "run bar"))
     for key, label in screen._methods:

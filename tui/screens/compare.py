@@ -35,8 +35,10 @@ def compare_markdown(a, b) -> str:
         mark = " **≠**" if va != vb else ""
         lines.append(f"| {name}{mark} | {va} | {vb} |")
     lines.append(f"| prompt tokens | {a.plan.total_tokens:,} | {b.plan.total_tokens:,} |")
-    lines.append(f"| evidence → query | {', '.join(f'{e.tokens_to_query:,}' for e in a.plan.evidence) or '—'} | "
-                 f"{', '.join(f'{e.tokens_to_query:,}' for e in b.plan.evidence) or '—'} |")
+    lines.append(
+        f"| evidence → query | {', '.join(f'{e.tokens_to_query:,}' for e in a.plan.evidence) or '—'} | "
+        f"{', '.join(f'{e.tokens_to_query:,}' for e in b.plan.evidence) or '—'} |"
+    )
     lines += ["", "### answers", "", "| model | A | B |", "|---|---|---|"]
     finals_a = {r.model: r for r in a.final_responses()}
     finals_b = {r.model: r for r in b.final_responses()}
@@ -48,10 +50,11 @@ def compare_markdown(a, b) -> str:
                 cells.append("—")
                 continue
             m = PaneMetrics.of(r)
-            cells.append(f"{r.status} · {m.output_tokens or 0} tok · {cost_text(r.cost_usd, r.is_demo)} · "
-                         f"{_scores(run, r.id)}")
+            cells.append(
+                f"{r.status} · {m.output_tokens or 0} tok · {cost_text(r.cost_usd, r.is_demo)} · {_scores(run, r.id)}"
+            )
         lines.append(f"| `{model}` | {cells[0]} | {cells[1]} |")
-    for label, run, finals in (("A", a, finals_a), ("B", b, finals_b)):
+    for label, _run, finals in (("A", a, finals_a), ("B", b, finals_b)):
         lines += ["", f"### {label}: answers"]
         for model, r in finals.items():
             text = " ".join((r.text or "").split())

@@ -26,8 +26,10 @@ class ExportScreen(ModalScreen[Path | None]):
     def compose(self) -> ComposeResult:
         with Vertical() as box:
             box.border_title = f"Export {self.n_runs} run(s) as CSV"
-            yield Label("One row per final answer, judge scores in columns (heuristic and human kept apart). "
-                        "Enter writes the file.")
+            yield Label(
+                "One row per final answer, judge scores in columns (heuristic and human kept apart). "
+                "Enter writes the file."
+            )
             yield Input(str(self.default), id="export-path")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:

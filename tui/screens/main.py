@@ -21,10 +21,10 @@ from textual.widgets import Checkbox, Footer, Header, Input, Select, Static, Tab
 from textual.worker import Worker, WorkerState
 
 from core.providers.base import ModelSpec
-from core.run import JudgeScored, ResponseFinished, ResponseStarted, RunFinished, RunSpec, RunStarted
+from core.run.spec import JudgeScored, ResponseFinished, ResponseStarted, RunFinished, RunSpec, RunStarted
 from tui.bridge import EngineBridge
-from tui.quiet_gc import quiet_gc
 from tui.messages import EngineEvent, RunRequested, SessionChosen, TokensPending
+from tui.quiet_gc import quiet_gc
 from tui.screens.main_annotate import AnnotateMixin
 from tui.screens.main_history import HistoryMixin
 from tui.widgets.prompt_tab import plan_text
@@ -54,23 +54,47 @@ def plan_key(spec: RunSpec) -> str:
 class MainScreen(HistoryMixin, AnnotateMixin, Screen):
     BINDINGS = [
         Binding("ctrl+r", "run", "Run", id="run", tooltip="Stream the chosen models side by side, then judge"),
-        Binding("escape", "cancel_pane", "Cancel pane", id="cancel_pane",
-                tooltip="Cancel the focused model's stream (its partial answer is kept)"),
+        Binding(
+            "escape",
+            "cancel_pane",
+            "Cancel pane",
+            id="cancel_pane",
+            tooltip="Cancel the focused model's stream (its partial answer is kept)",
+        ),
         Binding("ctrl+x", "cancel_all", "Cancel all", id="cancel_all", tooltip="Cancel every running model"),
         Binding("ctrl+t", "retry_pane", "Retry", id="retry_pane", tooltip="Run the focused model again"),
         Binding("r", "toggle_reasons", "Reasons", id="toggle_reasons", tooltip="Show or hide judge rationales"),
         Binding("ctrl+o", "pick_models", "Models", id="pick_models", tooltip="Choose which models to run"),
-        Binding("f2", "zoom_tabs", "Tabs", id="zoom_tabs",
-                tooltip="Give the analysis tabs the whole right side (on narrow terminals: tabs ⇄ answers)"),
-        Binding("f3", "toggle_timeline", "Timeline", id="toggle_timeline", show=False,
-                tooltip="Hide or show the timeline"),
+        Binding(
+            "f2",
+            "zoom_tabs",
+            "Tabs",
+            id="zoom_tabs",
+            tooltip="Give the analysis tabs the whole right side (on narrow terminals: tabs ⇄ answers)",
+        ),
+        Binding(
+            "f3", "toggle_timeline", "Timeline", id="toggle_timeline", show=False, tooltip="Hide or show the timeline"
+        ),
         Binding("slash", "search", "Search", id="search", tooltip="Search the user's turns (full text)"),
-        Binding("ctrl+s", "human_score", "Score", id="human_score", show=False,
-                tooltip="Score the focused answer yourself (stored as human)"),
+        Binding(
+            "ctrl+s",
+            "human_score",
+            "Score",
+            id="human_score",
+            show=False,
+            tooltip="Score the focused answer yourself (stored as human)",
+        ),
     ]
 
-    def __init__(self, workbench, *, methods: list[tuple[str, str]], models: list[str], judges: list[str],
-                 default_judge: str | None = None):
+    def __init__(
+        self,
+        workbench,
+        *,
+        methods: list[tuple[str, str]],
+        models: list[str],
+        judges: list[str],
+        default_judge: str | None = None,
+    ):
         super().__init__()
         self.workbench = workbench
         self._methods = methods
@@ -167,8 +191,13 @@ class MainScreen(HistoryMixin, AnnotateMixin, Screen):
         if self.bundle is None:
             return
         choices = self.query_one(RunBar).choices()
-        key = (self.bundle.user.id, choices.query_id, choices.expression_type, id(self.plan),
-               frozenset(self.attribute_sessions))
+        key = (
+            self.bundle.user.id,
+            choices.query_id,
+            choices.expression_type,
+            id(self.plan),
+            frozenset(self.attribute_sessions),
+        )
         if key == self._timeline_key:
             return  # nothing the timeline shows has changed
         self._timeline_key = key
@@ -183,9 +212,16 @@ class MainScreen(HistoryMixin, AnnotateMixin, Screen):
                 retrieved.setdefault(r.session_id, f"#{r.rank} ({r.similarity:.2f})")
             order = [c.session_id for c in self.plan.context] or None
             tokens.update({c.session_id: c.tokens for c in self.plan.context})
-        rows = rows_for_user(self.bundle, expression_type=choices.expression_type, evidence=evidence,
-                             tokens=tokens, retrieved=retrieved, attribute_sessions=self.attribute_sessions,
-                             order=order, estimated=counted is None and self.plan is None)
+        rows = rows_for_user(
+            self.bundle,
+            expression_type=choices.expression_type,
+            evidence=evidence,
+            tokens=tokens,
+            retrieved=retrieved,
+            attribute_sessions=self.attribute_sessions,
+            order=order,
+            estimated=counted is None and self.plan is None,
+        )
         marks = f"★ {sum(1 for r in rows if r.evidence)} evidence"
         if retrieved:
             marks += f" · ▸ {len(retrieved)} retrieved"
@@ -205,7 +241,7 @@ class MainScreen(HistoryMixin, AnnotateMixin, Screen):
 
     @work(thread=True, group="count-tokens", exit_on_error=False, description="count tokens per session")
     def _count_tokens(self, uid: str, bundle) -> None:
-        from core.tokens import count_tokens
+        from core.history.tokens import count_tokens
 
         counts = {s.id: sum(count_tokens(t.content) for t in s.turns) for s in bundle.sessions}
         self.app.call_from_thread(self._tokens_counted, uid, counts)
@@ -253,10 +289,15 @@ class MainScreen(HistoryMixin, AnnotateMixin, Screen):
         if not (choices.user_id and choices.query_id and choices.models):
             return None
         return RunSpec(
-            user_id=choices.user_id, query_id=choices.query_id, expression_type=choices.expression_type,
-            context=choices.context, seed=choices.seed, method=choices.method,
+            user_id=choices.user_id,
+            query_id=choices.query_id,
+            expression_type=choices.expression_type,
+            context=choices.context,
+            seed=choices.seed,
+            method=choices.method,
             models=[ModelSpec(id=m) for m in choices.models],
-            judges=[choices.judge] if choices.judge else [], force=choices.force,
+            judges=[choices.judge] if choices.judge else [],
+            force=choices.force,
         )
 
     def schedule_estimate(self, delay: float = ESTIMATE_DELAY_S) -> None:
@@ -300,7 +341,7 @@ class MainScreen(HistoryMixin, AnnotateMixin, Screen):
 
     @work(thread=True, exclusive=True, group="prepare", exit_on_error=False, description="build context and prompt")
     def _prepare(self, spec: RunSpec, bundle, pools) -> Prepared:
-        from core.tokens import count_tokens
+        from core.history.tokens import count_tokens
 
         plan = self.workbench.prepare(spec, bundle, pools)
         counts = [[count_tokens(m.content) for m in step.messages] for step in plan.steps]
@@ -315,8 +356,11 @@ class MainScreen(HistoryMixin, AnnotateMixin, Screen):
                 self._run_after_prepare = False
                 self._prepare_failed(worker.error)
         elif worker.group in ("run", "evidence", "relevance") and event.state == WorkerState.ERROR:
-            self.notify(f"{worker.description} failed: {type(worker.error).__name__}: {worker.error}",
-                        severity="error", timeout=10)
+            self.notify(
+                f"{worker.description} failed: {type(worker.error).__name__}: {worker.error}",
+                severity="error",
+                timeout=10,
+            )
 
     async def _prepared(self, prepared: Prepared) -> None:
         current = self.current_spec()
@@ -335,7 +379,7 @@ class MainScreen(HistoryMixin, AnnotateMixin, Screen):
             await self._start_run(current, prepared.plan)
 
     def _prepare_failed(self, error: BaseException) -> None:
-        from core.context import ContextError, ContextWindowExceeded
+        from core.history.configs import ContextError, ContextWindowExceeded
 
         self.plan = None
         if isinstance(error, ContextWindowExceeded):
@@ -426,8 +470,9 @@ class MainScreen(HistoryMixin, AnnotateMixin, Screen):
             pane = self._pane_by_response.get(event.response_id)
             if pane is not None:
                 pane.add_judgment(event.judgment)
-            tabs.judges.add_item(self.response_models.get(event.response_id or "", ""), event.response_id,
-                                 event.judgment)
+            tabs.judges.add_item(
+                self.response_models.get(event.response_id or "", ""), event.response_id, event.judgment
+            )
         elif isinstance(event, RunFinished):
             self.refresh_runs()
             self.refresh_evidence()

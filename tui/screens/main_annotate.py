@@ -43,7 +43,9 @@ class AnnotateMixin:
         if not self._stored_run_ready():
             return
         response_id = message.response_id
-        pane = next((p for p in self.panes if p.response_id == response_id), None) if response_id else self.focused_pane()
+        pane = (
+            next((p for p in self.panes if p.response_id == response_id), None) if response_id else self.focused_pane()
+        )
         if pane is None and len(self.panes) == 1:
             pane = self.panes[0]
         if pane is None or pane.response_id is None:
@@ -60,8 +62,14 @@ class AnnotateMixin:
             if not scores:
                 return
             for scale, value in scores:
-                self.workbench.save_human_judgment(run_id, response_id, kind=scale.kind, dimension=scale.dimension,
-                                                   score=value, scale=(scale.lo, scale.hi))
+                self.workbench.save_human_judgment(
+                    run_id,
+                    response_id,
+                    kind=scale.kind,
+                    dimension=scale.dimension,
+                    score=value,
+                    scale=(scale.lo, scale.hi),
+                )
             self.reload_judgments()
             self.notify(f"stored {len(scores)} score(s) of yours for {pane.model_id}", timeout=4)
 
@@ -83,9 +91,19 @@ class AnnotateMixin:
                 return
             a, b, score = answered[result[0]], answered[result[1]], result[2]
             self.workbench.save_human_judgment(
-                run_id, a.response_id, kind="pairwise", dimension="win", score=score, scale=(0.0, 1.0),
-                extra={"model_a": a.model_id, "model_b": b.model_id, "response_a": a.response_id,
-                       "response_b": b.response_id})
+                run_id,
+                a.response_id,
+                kind="pairwise",
+                dimension="win",
+                score=score,
+                scale=(0.0, 1.0),
+                extra={
+                    "model_a": a.model_id,
+                    "model_b": b.model_id,
+                    "response_a": a.response_id,
+                    "response_b": b.response_id,
+                },
+            )
             self.reload_judgments()
             verdict = {1.0: f"{a.model_id} better", 0.5: "a tie", 0.0: f"{b.model_id} better"}[score]
             self.notify(f"stored your pairwise choice: {verdict}", timeout=4)
@@ -113,14 +131,18 @@ class AnnotateMixin:
         name = self.bundle.user.name or self.bundle.user.id
         if stored is not None:
             ex = stored.extraction
-            note = (f"latest extraction by {ex.model} ({ex.prompt_version}); verifier "
-                    f"{ex.verifier_model or 'not run'} · a accept · u uncertain · x reject · enter opens evidence")
+            note = (
+                f"latest extraction by {ex.model} ({ex.prompt_version}); verifier "
+                f"{ex.verifier_model or 'not run'} · a accept · u uncertain · x reject · enter opens evidence"
+            )
         elif rows:
             note = f"{name}: the dataset's gold attributes (read-only) · enter opens evidence"
         else:
-            note = (f"No attributes for {name} yet. Extract them with a model: "
-                    f"`prefscope attributes {self.bundle.user.id} --model PROVIDER:MODEL` (Re-Centering stage 1; "
-                    "offline: `--model demo:extractor`).")
+            note = (
+                f"No attributes for {name} yet. Extract them with a model: "
+                f"`prefscope attributes {self.bundle.user.id} --model PROVIDER:MODEL` (Re-Centering stage 1; "
+                "offline: `--model demo:extractor`)."
+            )
         self.query_one(AnalysisTabs).attributes.show(rows, note)
 
     def on_attribute_verdict_chosen(self, message: AttributeVerdictChosen) -> None:
@@ -129,7 +151,7 @@ class AnnotateMixin:
 
     # -- relevance -----------------------------------------------------------------------
     def refresh_relevance(self) -> None:
-        from core.judges import relevance as rel
+        from core.analysis import relevance as rel
 
         tabs = self.query_one(AnalysisTabs)
         if self.run_id is None:
@@ -144,9 +166,11 @@ class AnnotateMixin:
                 texts.setdefault((s.decision.target_kind, s.decision.target_id), s.target_text)
         table = rel.side_by_side(decisions)
         if not table:
-            hint = ("d runs the gold and BM25 deciders (D adds embeddings)" if self.plan is not None and
-                    (self.plan.retrieved or self.bundle.attributes) else
-                    "nothing to decide: no attributes and no retrieved turns (use a RAG method or extract attributes)")
+            hint = (
+                "d runs the gold and BM25 deciders (D adds embeddings)"
+                if self.plan is not None and (self.plan.retrieved or self.bundle.attributes)
+                else "nothing to decide: no attributes and no retrieved turns (use a RAG method or extract attributes)"
+            )
             tabs.relevance.show({}, {}, f"run {self.run_id}: {hint} · y / n label a target yourself")
             return
         reference = "human" if any(d.decider == "human" for d in decisions) else "gold"
@@ -163,8 +187,9 @@ class AnnotateMixin:
         if self.run_id is None or self.spec is None:
             self.notify("Label relevance for a run: run a case or re-open one first.")
             return
-        self.workbench.save_human_relevance(self.run_id, self.spec.query_id, message.target_kind, message.target_id,
-                                            message.relevant)
+        self.workbench.save_human_relevance(
+            self.run_id, self.spec.query_id, message.target_kind, message.target_id, message.relevant
+        )
         self.refresh_relevance()
 
     def on_relevance_decide_requested(self, message: RelevanceDecideRequested) -> None:

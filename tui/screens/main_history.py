@@ -10,7 +10,7 @@ import datetime as dt
 
 from textual import work
 
-from core.run import RunSpec
+from core.run.spec import RunSpec
 from tui.messages import RunChosen, RunsCompareRequested, RunsExportRequested
 from tui.widgets.prompt_tab import plan_text
 from tui.widgets.run_bar import RunBar
@@ -52,8 +52,12 @@ class HistoryMixin:
             bundle = self.workbench.user(run.spec.user_id)
             bundle.query(run.spec.query_id)
         except (KeyError, LookupError):
-            self.notify(f"run {run_id}: user {run.spec.user_id!r} or query {run.spec.query_id!r} is no longer "
-                        "in the database (re-import the user to re-open it)", severity="error", timeout=8)
+            self.notify(
+                f"run {run_id}: user {run.spec.user_id!r} or query {run.spec.query_id!r} is no longer "
+                "in the database (re-import the user to re-open it)",
+                severity="error",
+                timeout=8,
+            )
             return
         await self.show_stored_run(run)
 
@@ -89,8 +93,10 @@ class HistoryMixin:
             tabs.judges.add_item(self.response_models.get(j.response_id or "", ""), j.response_id, j)
         tabs.prompt.show(plan_text(spec, run.plan))
         created = run.created_at[:19].replace("T", " ")
-        self.set_estimate(f"re-opened run [b]{run.id}[/] from {created} · {run.status} · "
-                          f"{run.plan.total_tokens:,} prompt tokens · change any choice and ctrl+r to run it again")
+        self.set_estimate(
+            f"re-opened run [b]{run.id}[/] from {created} · {run.status} · "
+            f"{run.plan.total_tokens:,} prompt tokens · change any choice and ctrl+r to run it again"
+        )
         self.refresh_timeline()
         self.refresh_evidence()
         self.refresh_relevance()
@@ -161,12 +167,16 @@ class HistoryMixin:
 
     @work(thread=True, exclusive=True, group="evidence", exit_on_error=False, description="evidence mentions")
     def _evidence(self, bundle, spec, plan, answers: dict[str, str], models: list[str]) -> None:
-        from core.evidence_mentions import evidence_mentions
+        from core.analysis.mentions import evidence_mentions
 
         sessions = {s.id: "\n".join(t.content for t in s.turns) for s in bundle.sessions}
         query = bundle.query(spec.query_id)
         rows = evidence_mentions(
-            sessions, question=query.text, gold=[e.session_id for e in plan.evidence],
+            sessions,
+            question=query.text,
+            gold=[e.session_id for e in plan.evidence],
             retrieved=[(r.session_id, r.rank, r.similarity) for r in plan.retrieved],
-            tokens_to_query={e.session_id: e.tokens_to_query for e in plan.evidence}, answers=answers)
+            tokens_to_query={e.session_id: e.tokens_to_query for e in plan.evidence},
+            answers=answers,
+        )
         self.app.call_from_thread(self.query_one(AnalysisTabs).evidence.show, rows, models)

@@ -36,7 +36,11 @@ class SearchScreen(ModalScreen[None]):
         if len(event.value.strip()) < 2:
             return
         for h in self.workbench.search_turns(event.value, self.bundle.user.id):
-            hits.add_option(Option(f"{h.session_id} #{h.turn_index} {h.role}: {h.snippet}", id=h.session_id + "|" + str(h.turn_index)))
+            hits.add_option(
+                Option(
+                    f"{h.session_id} #{h.turn_index} {h.role}: {h.snippet}", id=h.session_id + "|" + str(h.turn_index)
+                )
+            )
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         from tui.screens.session import SessionScreen

@@ -40,8 +40,19 @@ def rows_from(extraction, gold_attributes) -> list[AttributeRow]:
         for x in extraction.extraction.attributes:
             a = x.attribute
             op = extraction.operator.get(a.id, (None, ""))[0]
-            rows.append(AttributeRow(extraction.id, a.id, a.text, a.confidence, tuple(a.evidence_turns),
-                                     x.verifier_verdict, x.verifier_reason or (x.verifier_error or ""), op, a.source))
+            rows.append(
+                AttributeRow(
+                    extraction.id,
+                    a.id,
+                    a.text,
+                    a.confidence,
+                    tuple(a.evidence_turns),
+                    x.verifier_verdict,
+                    x.verifier_reason or (x.verifier_error or ""),
+                    op,
+                    a.source,
+                )
+            )
     for a in gold_attributes:
         rows.append(AttributeRow(None, a.id, a.text, a.confidence, tuple(a.evidence_turns), None, "", None, "gold"))
     return rows
@@ -54,7 +65,9 @@ def _verdict(v: str | None) -> Text:
 class AttributesTable(DataTable):
     BINDINGS = [
         Binding("a", "verdict('accept')", "Accept", id="attributes.accept", tooltip="Accept the attribute (stored)"),
-        Binding("u", "verdict('uncertain')", "Uncertain", id="attributes.uncertain", tooltip="Mark it uncertain (stored)"),
+        Binding(
+            "u", "verdict('uncertain')", "Uncertain", id="attributes.uncertain", tooltip="Mark it uncertain (stored)"
+        ),
         Binding("x", "verdict('reject')", "Reject", id="attributes.reject", tooltip="Reject the attribute (stored)"),
     ]
 
@@ -72,8 +85,16 @@ class AttributesTable(DataTable):
         for r in rows:
             ev = ", ".join(r.evidence[:3]) + (f" +{len(r.evidence) - 3}" if len(r.evidence) > 3 else "")
             text = r.text if len(r.text) <= 70 else r.text[:69] + "…"
-            self.add_row(r.id, text, f"{r.confidence:.2f}", _verdict(r.verifier), ev or "—",
-                         _verdict(r.operator) if r.extraction_id else Text("gold", "dim"), r.source, key=f"{r.extraction_id}|{r.id}")
+            self.add_row(
+                r.id,
+                text,
+                f"{r.confidence:.2f}",
+                _verdict(r.verifier),
+                ev or "—",
+                _verdict(r.operator) if r.extraction_id else Text("gold", "dim"),
+                r.source,
+                key=f"{r.extraction_id}|{r.id}",
+            )
         if rows and keep is not None:
             self.move_cursor(row=min(keep, len(rows) - 1))
 

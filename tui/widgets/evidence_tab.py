@@ -1,6 +1,6 @@
 """The Evidence tab: gold sessions vs retrieved ones vs what each model's answer mentions.
 
-Rows are ``core.evidence_mentions.SessionMentions``; this widget only lays them out.
+Rows are ``core.analysis.mentions.SessionMentions``; this widget only lays them out.
 """
 
 from __future__ import annotations
@@ -19,8 +19,9 @@ class EvidenceTable(DataTable):
 
     def show(self, rows: list, models: list[str]) -> None:
         self.clear(columns=True)
-        self.add_columns("session", "gold", "retrieved", "tokens to query", "distinctive words",
-                         *[f"in {m}" for m in models])
+        self.add_columns(
+            "session", "gold", "retrieved", "tokens to query", "distinctive words", *[f"in {m}" for m in models]
+        )
         for r in rows:
             cells = [
                 r.session_id,

@@ -48,8 +48,17 @@ class JudgesTable(DataTable):
         self.items.append((model, response_id, j))
         score = "" if j.score is None else f"{j.score:g}" + (f"/{j.scale_max:g}" if j.scale_max is not None else "")
         parsed = Text("yes", "green") if j.parse_ok else Text("NO", "bold red")
-        self.add_row(model, source_label(j), j.judge_model, j.kind, j.dimension, score, parsed,
-                     _short(j.rationale or j.error, 70), _short(j.raw, 40))
+        self.add_row(
+            model,
+            source_label(j),
+            j.judge_model,
+            j.kind,
+            j.dimension,
+            score,
+            parsed,
+            _short(j.rationale or j.error, 70),
+            _short(j.raw, 40),
+        )
 
     def current(self) -> tuple[str, str | None, object] | None:
         if not self.items or self.cursor_row is None or not (0 <= self.cursor_row < len(self.items)):

@@ -29,8 +29,10 @@ def plan_text(spec, plan, token_counts: list[list[int]] | None = None) -> Text:
         t.append("\nWhere the gold evidence sits (★ on the timeline)\n", "bold yellow")
         for e in plan.evidence:
             t.append(f"  ★ {e.session_id}", "yellow")
-            t.append(f"  session #{e.position + 1} of {len(plan.context)} · {e.tokens_to_query:,} tokens before "
-                     "the question\n")
+            t.append(
+                f"  session #{e.position + 1} of {len(plan.context)} · {e.tokens_to_query:,} tokens before "
+                "the question\n"
+            )
     if plan.retrieved:
         t.append("\nRetrieved turns (▸ on the timeline)\n", "bold magenta")
         for r in plan.retrieved:

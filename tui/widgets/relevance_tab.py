@@ -32,8 +32,13 @@ class RelevanceTable(DataTable):
         Binding("y", "label(True)", "Relevant", id="relevance.yes", tooltip="You say: relevant (stored)"),
         Binding("n", "label(False)", "Not relevant", id="relevance.no", tooltip="You say: not relevant (stored)"),
         Binding("d", "decide(False)", "Decide", id="relevance.decide", tooltip="Run the gold and BM25 deciders"),
-        Binding("D", "decide(True)", "Decide+emb", id="relevance.decide_embeddings",
-                tooltip="Also run the embedding decider (loads the embedding model)"),
+        Binding(
+            "D",
+            "decide(True)",
+            "Decide+emb",
+            id="relevance.decide_embeddings",
+            tooltip="Also run the embedding decider (loads the embedding model)",
+        ),
     ]
 
     def __init__(self, *, id: str | None = None):
@@ -44,7 +49,7 @@ class RelevanceTable(DataTable):
         self.show({}, {})
 
     def show(self, table: dict, texts: dict) -> None:
-        """``table``: (kind, id) -> decider -> Decision (core.judges.relevance.side_by_side)."""
+        """``table``: (kind, id) -> decider -> Decision (core.analysis.relevance.side_by_side)."""
         keep = self.cursor_row
         self.clear(columns=True)
         self.add_columns("target", "text", *DECIDERS, "agree")
@@ -53,8 +58,12 @@ class RelevanceTable(DataTable):
             verdicts = {d.relevant for d in row.values() if d.relevant is not None}
             agree = Text("✓", "green") if len(verdicts) == 1 else Text("✗ split", "bold yellow") if verdicts else ""
             text = " ".join((texts.get(key) or "").split())
-            self.add_row(f"{key[0]} {key[1]}", text[:60] + ("…" if len(text) > 60 else ""),
-                         *[_cell(row.get(d)) for d in DECIDERS], agree)
+            self.add_row(
+                f"{key[0]} {key[1]}",
+                text[:60] + ("…" if len(text) > 60 else ""),
+                *[_cell(row.get(d)) for d in DECIDERS],
+                agree,
+            )
         if self.targets and keep is not None:
             self.move_cursor(row=min(keep, len(self.targets) - 1))
 

@@ -151,7 +151,7 @@ class ResponsePane(Vertical, can_focus=True):
         return self.query_one(StreamingMarkdown)
 
     async def finish(self, finished) -> None:
-        """The request ended (``core.run.ResponseFinished``): every token is already shown; an
+        """The request ended (``core.run.spec.ResponseFinished``): every token is already shown; an
         error or cancellation note is added under the partial answer."""
         self._metrics = PaneMetrics.of(finished)
         running_on = not finished.is_final_step and finished.status == "ok"

@@ -15,11 +15,18 @@ from textual.widgets import Button, Checkbox, Input, Select
 
 from core.model import EXPRESSION_TYPES, UserBundle
 
-#: Context configurations offered in the picker (core.context.CONFIGS minus "custom", which needs ids).
+#: Context configurations offered in the picker (core.history.configs.CONFIGS minus "custom", which needs ids).
 CONTEXTS = [
-    ("simple", "Simple ~2K"), ("normal", "Normal 37K"), ("long", "Long 72K"), ("very_long", "Very Long 142K"),
-    ("extended", "Extended 142K tail"), ("extreme", "Extreme 247K tail"), ("full", "CUPID full"),
-    ("oracle", "CUPID oracle"), ("summaries", "CUPID summaries"), ("none", "No history"),
+    ("simple", "Simple ~2K"),
+    ("normal", "Normal 37K"),
+    ("long", "Long 72K"),
+    ("very_long", "Very Long 142K"),
+    ("extended", "Extended 142K tail"),
+    ("extreme", "Extreme 247K tail"),
+    ("full", "CUPID full"),
+    ("oracle", "CUPID oracle"),
+    ("summaries", "CUPID summaries"),
+    ("none", "No history"),
 ]
 
 
@@ -69,8 +76,15 @@ class RunBar(Vertical):
     RunBar Button { width: auto; min-width: 8; margin-left: 1; }
     """
 
-    def __init__(self, methods: list[tuple[str, str]], models: list[str], judges: list[str],
-                 *, default_judge: str | None = None, id: str | None = None):
+    def __init__(
+        self,
+        methods: list[tuple[str, str]],
+        models: list[str],
+        judges: list[str],
+        *,
+        default_judge: str | None = None,
+        id: str | None = None,
+    ):
         super().__init__(id=id)
         self._methods = methods
         self.models = list(models)
@@ -85,19 +99,49 @@ class RunBar(Vertical):
             yield Button("▶ Run", id="rb-run", variant="success", compact=True, tooltip="Run (ctrl+r)")
         with Horizontal(id="rb-lower"):
             with Horizontal(id="rb-row2"):
-                yield Select([(f"E{k} {v}", k) for k, v in EXPRESSION_TYPES.items()], prompt="expression",
-                             id="rb-expression", allow_blank=True, compact=True)
-                yield Select([(label, key) for key, label in CONTEXTS], value="simple", id="rb-context",
-                             allow_blank=False, compact=True)
-                yield Input("0", placeholder="seed", id="rb-seed", type="integer", compact=True,
-                            tooltip="Seed for filler placement (same seed, same history)")
+                yield Select(
+                    [(f"E{k} {v}", k) for k, v in EXPRESSION_TYPES.items()],
+                    prompt="expression",
+                    id="rb-expression",
+                    allow_blank=True,
+                    compact=True,
+                )
+                yield Select(
+                    [(label, key) for key, label in CONTEXTS],
+                    value="simple",
+                    id="rb-context",
+                    allow_blank=False,
+                    compact=True,
+                )
+                yield Input(
+                    "0",
+                    placeholder="seed",
+                    id="rb-seed",
+                    type="integer",
+                    compact=True,
+                    tooltip="Seed for filler placement (same seed, same history)",
+                )
             with Horizontal(id="rb-row3"):
-                yield Select([(label, key) for key, label in self._methods], value=self._methods[0][0],
-                             id="rb-method", allow_blank=False, compact=True)
-                yield Select([(j, j) for j in self._judges] + [("no judge", "")],
-                             value=self._default_judge, id="rb-judge", allow_blank=False, compact=True)
-                yield Checkbox("force", id="rb-force", compact=True,
-                               tooltip="Send even when the prompt is larger than a model's context window")
+                yield Select(
+                    [(label, key) for key, label in self._methods],
+                    value=self._methods[0][0],
+                    id="rb-method",
+                    allow_blank=False,
+                    compact=True,
+                )
+                yield Select(
+                    [(j, j) for j in self._judges] + [("no judge", "")],
+                    value=self._default_judge,
+                    id="rb-judge",
+                    allow_blank=False,
+                    compact=True,
+                )
+                yield Checkbox(
+                    "force",
+                    id="rb-force",
+                    compact=True,
+                    tooltip="Send even when the prompt is larger than a model's context window",
+                )
 
     def _models_label(self) -> str:
         return f"models {len(self.models)}"
@@ -155,8 +199,13 @@ class RunBar(Vertical):
 
         seed_text = self.query_one("#rb-seed", Input).value.strip()
         return Choices(
-            user_id=val("#rb-user"), query_id=val("#rb-query"), expression_type=val("#rb-expression"),
-            context=val("#rb-context") or "simple", seed=int(seed_text) if seed_text.lstrip("-").isdigit() else 0,
-            method=val("#rb-method") or "zero-shot", models=list(self.models), judge=val("#rb-judge") or None,
+            user_id=val("#rb-user"),
+            query_id=val("#rb-query"),
+            expression_type=val("#rb-expression"),
+            context=val("#rb-context") or "simple",
+            seed=int(seed_text) if seed_text.lstrip("-").isdigit() else 0,
+            method=val("#rb-method") or "zero-shot",
+            models=list(self.models),
+            judge=val("#rb-judge") or None,
             force=self.query_one("#rb-force", Checkbox).value,
         )

@@ -16,14 +16,30 @@ from textual.widgets import DataTable, Input
 
 from tui.messages import RunChosen, RunsCompareRequested, RunsExportRequested
 
-STATUS_STYLE = {"ok": "green", "partial": "yellow", "error": "red", "cancelled": "magenta",
-                "interrupted": "magenta", "running": "yellow"}
+STATUS_STYLE = {
+    "ok": "green",
+    "partial": "yellow",
+    "error": "red",
+    "cancelled": "magenta",
+    "interrupted": "magenta",
+    "running": "yellow",
+}
 
 
 def matches(summary, words: list[str]) -> bool:
-    hay = " ".join([summary.id, summary.user_id, summary.query_id, summary.method, summary.context,
-                    " ".join(summary.models), summary.status, summary.label or "",
-                    f"e{summary.expression_type}" if summary.expression_type else ""]).lower()
+    hay = " ".join(
+        [
+            summary.id,
+            summary.user_id,
+            summary.query_id,
+            summary.method,
+            summary.context,
+            " ".join(summary.models),
+            summary.status,
+            summary.label or "",
+            f"e{summary.expression_type}" if summary.expression_type else "",
+        ]
+    ).lower()
     return all(w in hay for w in words)
 
 
@@ -59,9 +75,19 @@ class RunsTable(DataTable):
         self.shown = [s for s in self.summaries if matches(s, self._words)]
         for s in self.shown:
             mark = Text("●", "bold cyan") if s.id in self.marked else ""
-            self.add_row(mark, s.created_at[:16].replace("T", " "), s.user_id, s.query_id,
-                         f"E{s.expression_type}" if s.expression_type else "", s.context, s.method,
-                         ", ".join(s.models), Text(s.status, STATUS_STYLE.get(s.status, "")), s.id, key=s.id)
+            self.add_row(
+                mark,
+                s.created_at[:16].replace("T", " "),
+                s.user_id,
+                s.query_id,
+                f"E{s.expression_type}" if s.expression_type else "",
+                s.context,
+                s.method,
+                ", ".join(s.models),
+                Text(s.status, STATUS_STYLE.get(s.status, "")),
+                s.id,
+                key=s.id,
+            )
 
     def current_id(self) -> str | None:
         if not self.shown or not (0 <= self.cursor_row < len(self.shown)):
@@ -101,8 +127,10 @@ class RunsView(Vertical):
     """
 
     def compose(self) -> ComposeResult:
-        yield Input(placeholder="filter runs: user, query, method, context, model, status… (space: mark, c: compare, e: export)",
-                    id="runs-filter")
+        yield Input(
+            placeholder="filter runs: user, query, method, context, model, status… (space: mark, c: compare, e: export)",
+            id="runs-filter",
+        )
         yield RunsTable(id="runs-table")
 
     def on_input_changed(self, event: Input.Changed) -> None:

@@ -40,26 +40,39 @@ class TimelineRow:
     estimated: bool = False
 
 
-def rows_for_user(bundle: UserBundle, *, expression_type: int | None, evidence: set[str],
-                  tokens: dict[str, int], retrieved: dict[str, str] | None = None,
-                  attribute_sessions: set[str] | None = None, order: list[str] | None = None,
-                  estimated: bool = False) -> list[TimelineRow]:
+def rows_for_user(
+    bundle: UserBundle,
+    *,
+    expression_type: int | None,
+    evidence: set[str],
+    tokens: dict[str, int],
+    retrieved: dict[str, str] | None = None,
+    attribute_sessions: set[str] | None = None,
+    order: list[str] | None = None,
+    estimated: bool = False,
+) -> list[TimelineRow]:
     """Rows for a history. ``order`` (session ids of a built context, fillers included) replaces
     the user's own order; sessions of other expression types are left out when a type is chosen."""
     retrieved = retrieved or {}
     attribute_sessions = attribute_sessions or set()
     by_id = {s.id: s for s in bundle.sessions}
     if order is None:
-        order = [s.id for s in bundle.sessions
-                 if expression_type is None or s.kind != "preference" or s.expression_type in (None, expression_type)]
+        order = [
+            s.id
+            for s in bundle.sessions
+            if expression_type is None or s.kind != "preference" or s.expression_type in (None, expression_type)
+        ]
     rows: list[TimelineRow] = []
     run: list[str] = []
 
     def close_run() -> None:
         if run:
             total = sum(tokens.get(sid, 0) for sid in run)
-            rows.append(TimelineRow(None, "", "filler", f"filler ×{len(run)}", total, filler_count=len(run),
-                                    estimated=estimated))
+            rows.append(
+                TimelineRow(
+                    None, "", "filler", f"filler ×{len(run)}", total, filler_count=len(run), estimated=estimated
+                )
+            )
             run.clear()
 
     for sid in order:
@@ -78,11 +91,19 @@ def rows_for_user(bundle: UserBundle, *, expression_type: int | None, evidence: 
             label += f" E{session.expression_type}"
         if session.context_factor:
             label += f" [{session.context_factor}]"
-        rows.append(TimelineRow(
-            sid, session.date.isoformat() if session.date else "", session.kind, label,
-            tokens.get(sid, 0), evidence=sid in evidence, retrieved=retrieved.get(sid, ""),
-            attribute_evidence=sid in attribute_sessions, estimated=estimated,
-        ))
+        rows.append(
+            TimelineRow(
+                sid,
+                session.date.isoformat() if session.date else "",
+                session.kind,
+                label,
+                tokens.get(sid, 0),
+                evidence=sid in evidence,
+                retrieved=retrieved.get(sid, ""),
+                attribute_evidence=sid in attribute_sessions,
+                estimated=estimated,
+            )
+        )
     close_run()
     return rows
 

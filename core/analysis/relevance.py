@@ -27,13 +27,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.calls import Complete
 from core.judges.common import judge_spec, messages
 from core.judges.parsing import parse_label
 from core.judges.templates import template
 from core.metrics import binary_prf, cohen_kappa
 from core.model import Attribute, Query, UserBundle, split_turn_ref, turn_ref
 from core.plan import RetrievedTurn
+from core.providers.calls import Complete
 
 DECIDERS = ("llm", "bm25", "embedding", "gold", "human")
 YES_NO = {"yes": ("y", "true", "relevant"), "no": ("n", "false", "not relevant", "irrelevant")}
@@ -64,8 +64,9 @@ class Decision:
     error: str | None = None
 
 
-def attribute_targets(bundle: UserBundle, query: Query, expression_type: int | None,
-                      attributes: Iterable[Attribute]) -> list[Target]:
+def attribute_targets(
+    bundle: UserBundle, query: Query, expression_type: int | None, attributes: Iterable[Attribute]
+) -> list[Target]:
     gold_sessions = set(bundle.gold_evidence(query, expression_type))
     out = []
     for a in attributes:
@@ -81,10 +82,22 @@ def turn_targets(retrieved: Iterable[RetrievedTurn]) -> list[Target]:
 
 
 def gold_decisions(targets: Sequence[Target]) -> list[Decision]:
-    return [Decision(t.kind, t.id, "gold", t.gold, None,
-                     "an evidence turn lies in a gold evidence session" if t.gold and t.kind == "attribute"
-                     else "session is gold evidence" if t.gold else "not in the gold evidence")
-            for t in targets if t.gold is not None]
+    return [
+        Decision(
+            t.kind,
+            t.id,
+            "gold",
+            t.gold,
+            None,
+            "an evidence turn lies in a gold evidence session"
+            if t.gold and t.kind == "attribute"
+            else "session is gold evidence"
+            if t.gold
+            else "not in the gold evidence",
+        )
+        for t in targets
+        if t.gold is not None
+    ]
 
 
 def bm25_decisions(query: str, targets: Sequence[Target], ratio: float = DEFAULT_BM25_RATIO) -> list[Decision]:
@@ -92,7 +105,7 @@ def bm25_decisions(query: str, targets: Sequence[Target], ratio: float = DEFAULT
         return []
     from rank_bm25 import BM25Okapi
 
-    from core.retrieval import bm25_tokens
+    from core.history.retrieval import bm25_tokens
 
     corpus = [bm25_tokens(t.text) or ["\u2205"] for t in targets]
     scores = np.asarray(BM25Okapi(corpus).get_scores(bm25_tokens(query)), dtype=float)
@@ -100,24 +113,46 @@ def bm25_decisions(query: str, targets: Sequence[Target], ratio: float = DEFAULT
     out = []
     for t, s in zip(targets, scores):
         relevant = bool(best > 0 and s > 0 and s >= ratio * best)
-        out.append(Decision(t.kind, t.id, "bm25", relevant, round(float(s), 6),
-                            f"score {s:.3f} vs best {best:.3f} (relevant at ≥ {ratio:g}× best)"))
+        out.append(
+            Decision(
+                t.kind,
+                t.id,
+                "bm25",
+                relevant,
+                round(float(s), 6),
+                f"score {s:.3f} vs best {best:.3f} (relevant at ≥ {ratio:g}× best)",
+            )
+        )
     return out
 
 
-def embedding_decisions(query: str, targets: Sequence[Target], embed: Callable[[list[str]], np.ndarray],
-                        threshold: float = DEFAULT_EMBEDDING_THRESHOLD) -> list[Decision]:
+def embedding_decisions(
+    query: str,
+    targets: Sequence[Target],
+    embed: Callable[[list[str]], np.ndarray],
+    threshold: float = DEFAULT_EMBEDDING_THRESHOLD,
+) -> list[Decision]:
     if not targets:
         return []
     vecs = np.asarray(embed([query] + [t.text for t in targets]), dtype=float)
     vecs = vecs / np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)
     sims = vecs[1:] @ vecs[0]
-    return [Decision(t.kind, t.id, "embedding", bool(s >= threshold), round(float(s), 6),
-                     f"cosine {s:.3f} (relevant at ≥ {threshold:g})") for t, s in zip(targets, sims)]
+    return [
+        Decision(
+            t.kind,
+            t.id,
+            "embedding",
+            bool(s >= threshold),
+            round(float(s), 6),
+            f"cosine {s:.3f} (relevant at ≥ {threshold:g})",
+        )
+        for t, s in zip(targets, sims)
+    ]
 
 
-async def llm_decisions(query: str, targets: Sequence[Target], model_id: str, complete: Complete, *,
-                        temperature: float | None = 0.0) -> list[Decision]:
+async def llm_decisions(
+    query: str, targets: Sequence[Target], model_id: str, complete: Complete, *, temperature: float | None = 0.0
+) -> list[Decision]:
     spec = judge_spec(model_id, temperature)
 
     async def one(t: Target) -> Decision:
@@ -125,15 +160,47 @@ async def llm_decisions(query: str, targets: Sequence[Target], model_id: str, co
         field = {"attribute": t.text} if t.kind == "attribute" else {"passage": t.text}
         completion = await complete(spec, messages(tpl.fields["system"], tpl.text("user", query=query, **field)))
         if not completion.ok:
-            return Decision(t.kind, t.id, "llm", None, None, "", model_id, completion.text, False, tpl.version,
-                            f"judge call failed: {completion.error}")
+            return Decision(
+                t.kind,
+                t.id,
+                "llm",
+                None,
+                None,
+                "",
+                model_id,
+                completion.text,
+                False,
+                tpl.version,
+                f"judge call failed: {completion.error}",
+            )
         parsed = parse_label(completion.text, YES_NO, key=("relevant", "answer"))
         if not parsed.ok:
-            return Decision(t.kind, t.id, "llm", None, None, parsed.rationale, model_id, completion.text, False,
-                            tpl.version, parsed.error)
+            return Decision(
+                t.kind,
+                t.id,
+                "llm",
+                None,
+                None,
+                parsed.rationale,
+                model_id,
+                completion.text,
+                False,
+                tpl.version,
+                parsed.error,
+            )
         yes = parsed.value == "yes"
-        return Decision(t.kind, t.id, "llm", yes, 1.0 if yes else 0.0, parsed.rationale, model_id, completion.text,
-                        True, tpl.version)
+        return Decision(
+            t.kind,
+            t.id,
+            "llm",
+            yes,
+            1.0 if yes else 0.0,
+            parsed.rationale,
+            model_id,
+            completion.text,
+            True,
+            tpl.version,
+        )
 
     return list(await asyncio.gather(*(one(t) for t in targets)))
 
@@ -164,13 +231,17 @@ def side_by_side(decisions: Iterable[Decision]) -> dict[tuple[str, str], dict[st
 def agreement(decisions: Iterable[Decision], reference: str = "gold") -> list[DeciderAgreement]:
     """Every other decider against ``reference`` on the targets both decided."""
     table = side_by_side(decisions)
-    deciders = sorted({dec for row in table.values() for dec in row} - {reference},
-                      key=lambda d: DECIDERS.index(d) if d in DECIDERS else len(DECIDERS))
+    deciders = sorted(
+        {dec for row in table.values() for dec in row} - {reference},
+        key=lambda d: DECIDERS.index(d) if d in DECIDERS else len(DECIDERS),
+    )
     out = []
     for dec in deciders:
-        pairs = [(row[dec].relevant, row[reference].relevant) for row in table.values()
-                 if dec in row and reference in row and row[dec].relevant is not None
-                 and row[reference].relevant is not None]
+        pairs = [
+            (row[dec].relevant, row[reference].relevant)
+            for row in table.values()
+            if dec in row and reference in row and row[dec].relevant is not None and row[reference].relevant is not None
+        ]
         decided = [row[dec].relevant for row in table.values() if dec in row and row[dec].relevant is not None]
         rate = sum(decided) / len(decided) if decided else None
         if not pairs:
@@ -179,6 +250,9 @@ def agreement(decisions: Iterable[Decision], reference: str = "gold") -> list[De
         pred = [bool(p) for p, _ in pairs]
         gold = [bool(g) for _, g in pairs]
         prf = binary_prf(pred, gold)
-        out.append(DeciderAgreement(dec, reference, len(pairs), rate, cohen_kappa(pred, gold), prf.precision,
-                                    prf.recall, prf.f1))
+        out.append(
+            DeciderAgreement(
+                dec, reference, len(pairs), rate, cohen_kappa(pred, gold), prf.precision, prf.recall, prf.f1
+            )
+        )
     return out

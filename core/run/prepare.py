@@ -4,21 +4,29 @@ check every model's context window. Shared by the TUI, `prefscope run` and `pref
 from __future__ import annotations
 
 import asyncio
-from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 
-from core.context import ContextError, build_context, check_window
+from core.history.build import build_context
+from core.history.configs import ContextError, check_window
 from core.model import FillerPool, Session, UserBundle
 from core.plan import ContextEntry, PromptPlan
 from core.ports import EmbeddingCache, SummaryCache
-from core.run import RunSpec
+from core.run.spec import RunSpec
 from core.settings import Settings
 
 
-def prepare_plan(spec: RunSpec, bundle: UserBundle, filler_pools: Iterable[FillerPool], settings: Settings,
-                 *, embedding_cache: EmbeddingCache | None = None, summary_cache: SummaryCache | None = None,
-                 windows: dict[str, int | None] | None = None) -> PromptPlan:
-    """The exact plan for ``spec``. Raises ``core.context.ContextError`` (with the numbers) when
+def prepare_plan(
+    spec: RunSpec,
+    bundle: UserBundle,
+    filler_pools: Iterable[FillerPool],
+    settings: Settings,
+    *,
+    embedding_cache: EmbeddingCache | None = None,
+    summary_cache: SummaryCache | None = None,
+    windows: dict[str, int | None] | None = None,
+) -> PromptPlan:
+    """The exact plan for ``spec``. Raises ``core.history.configs.ContextError`` (with the numbers) when
     the context does not fit a model's window and ``spec.force`` is off.
 
     ``windows`` maps model id -> context window; missing ids are asked of their provider.
@@ -30,14 +38,22 @@ def prepare_plan(spec: RunSpec, bundle: UserBundle, filler_pools: Iterable[Fille
     opts = spec.method_options
     summary_model = summary_model_for(spec)
     ctx = build_context(
-        bundle, query=query, expression_type=spec.expression_type, config=spec.context, seed=spec.seed,
-        filler_pools=filler_pools, session_ids=opts.get("session_ids"), summary_cache=summary_cache,
+        bundle,
+        query=query,
+        expression_type=spec.expression_type,
+        config=spec.context,
+        seed=spec.seed,
+        filler_pools=filler_pools,
+        session_ids=opts.get("session_ids"),
+        summary_cache=summary_cache,
         summarise=summariser(summary_model, settings) if spec.context == "summaries" else None,
         summary_model=summary_model.id,
     )
     options = MethodOptions(
-        k=int(opts.get("k", 5)), retriever=str(opts.get("retriever", "embedding")),
-        embedding_model=str(opts.get("embedding_model", settings.embedding_model)), embedding_cache=embedding_cache,
+        k=int(opts.get("k", 5)),
+        retriever=str(opts.get("retriever", "embedding")),
+        embedding_model=str(opts.get("embedding_model", settings.embedding_model)),
+        embedding_cache=embedding_cache,
     )
     plan = methods.plan(spec.method, ctx, query, options)
     plan.context = [ContextEntry(session_id=cs.key, tokens=cs.tokens, filler=cs.is_filler) for cs in ctx.sessions]
@@ -59,9 +75,9 @@ def summariser(model, settings: Settings) -> Callable[[Session], str]:
 
     prepare_plan is synchronous; each summary call runs on its own event loop (on a helper
     thread when the caller is itself inside a running loop, as a batch is)."""
-    from core.calls import collect
     from core.methods.cupid import session_summary_plan, summary_from_reply
     from core.providers import get_provider
+    from core.providers.calls import collect
 
     provider = get_provider(model, settings)
 

@@ -38,7 +38,7 @@ from typing import Literal
 from pydantic import BaseModel, Field, field_validator
 
 from core.providers.base import ModelParams, ModelSpec
-from core.run import RunSpec
+from core.run.spec import RunSpec
 
 
 class GridError(ValueError):
@@ -98,8 +98,11 @@ class Cell:
     def plan_key(self) -> str:
         """Cells with the same plan key share one prompt plan (only the model differs)."""
         s = self.spec
-        raw = json.dumps([s.user_id, s.query_id, s.expression_type, s.context, s.seed, s.method,
-                          s.method_options], sort_keys=True, default=str)
+        raw = json.dumps(
+            [s.user_id, s.query_id, s.expression_type, s.context, s.seed, s.method, s.method_options],
+            sort_keys=True,
+            default=str,
+        )
         return hashlib.sha256(raw.encode()).hexdigest()
 
 
@@ -144,7 +147,7 @@ def method_name(name: str) -> str:
 
 
 def context_name(name: str) -> str:
-    from core.context import config_named
+    from core.history.configs import config_named
 
     return config_named(name).name
 
@@ -181,9 +184,18 @@ def expand(
                     for method in methods:
                         for seed in grid.seeds:
                             for model in grid.models:
-                                spec = RunSpec(user_id=user, query_id=qid, expression_type=expr, context=ctx,
-                                               seed=seed, method=method, method_options=dict(grid.method_options),
-                                               models=[model], judges=list(grid.judges), label=label)
+                                spec = RunSpec(
+                                    user_id=user,
+                                    query_id=qid,
+                                    expression_type=expr,
+                                    context=ctx,
+                                    seed=seed,
+                                    method=method,
+                                    method_options=dict(grid.method_options),
+                                    models=[model],
+                                    judges=list(grid.judges),
+                                    label=label,
+                                )
                                 key = cell_key(spec)
                                 cells.setdefault(key, Cell(key, spec))
     if not cells:

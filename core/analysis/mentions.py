@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from core.judges import lexical
+from core.text import lexical
 
 
 @dataclass(frozen=True)
@@ -46,8 +46,9 @@ def _surfaces(text: str) -> tuple[Counter, dict[str, str]]:
     return counts, surface
 
 
-def distinctive_words(sessions: Mapping[str, str], focus: Sequence[str], *, exclude: str = "",
-                      top: int = 12, max_share: float = 0.2) -> dict[str, list[tuple[str, str]]]:
+def distinctive_words(
+    sessions: Mapping[str, str], focus: Sequence[str], *, exclude: str = "", top: int = 12, max_share: float = 0.2
+) -> dict[str, list[tuple[str, str]]]:
     """For each session id in ``focus``: up to ``top`` (stem, surface) pairs, most distinctive first.
 
     ``sessions`` is the whole history (id -> text) used to judge rarity; words of ``exclude``
@@ -106,9 +107,13 @@ def evidence_mentions(
     gold_set = set(gold)
     for sid in order:
         pairs = words.get(sid, [])
-        mentioned = {model: tuple(surf for stem, surf in pairs if stem in stems)
-                     for model, stems in answer_stems.items()}
+        mentioned = {
+            model: tuple(surf for stem, surf in pairs if stem in stems) for model, stems in answer_stems.items()
+        }
         rank, sim = best.get(sid, (None, None))
-        rows.append(SessionMentions(sid, sid in gold_set, rank, sim, tokens_to_query.get(sid),
-                                    tuple(surf for _, surf in pairs), mentioned))
+        rows.append(
+            SessionMentions(
+                sid, sid in gold_set, rank, sim, tokens_to_query.get(sid), tuple(surf for _, surf in pairs), mentioned
+            )
+        )
     return rows

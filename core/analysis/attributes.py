@@ -10,7 +10,7 @@
 3. **Filter** below a confidence threshold (paper: 0.4).
 4. **Merge near-duplicates** by agglomerative clustering (average linkage) on cosine similarity
    of embeddings, merging while the average similarity is ≥ 0.7 (paper; all-MiniLM-L6-v2). The
-   ``embed(texts) -> np.ndarray`` callable is injected (e.g. ``core.retrieval.Embedder(...).embed``)
+   ``embed(texts) -> np.ndarray`` callable is injected (e.g. ``core.history.retrieval.Embedder(...).embed``)
    so this module never imports torch. A cluster's representative is the member closest to the
    confidence-weighted centroid (paper). Its confidence: members from the same chunk are
    correlated and count once (their max); chunks combine as independent evidence,
@@ -29,18 +29,21 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from core.calls import Complete
 from core.judges.common import judge_spec, messages
 from core.judges.parsing import canonical_label, get_key, json_objects, parse_label
 from core.judges.templates import template
 from core.model import Attribute, UserBundle, turn_ref
+from core.providers.calls import Complete
 
 Embed = Callable[[list[str]], np.ndarray]
 DEFAULT_CHUNK_CHARS = 50_000
 DEFAULT_MIN_CONFIDENCE = 0.4
 DEFAULT_THRESHOLD = 0.7
-VERDICTS = {"accept": ("accepted", "ok", "supported", "yes"), "uncertain": ("unsure", "unclear", "maybe"),
-            "reject": ("rejected", "unsupported", "no")}
+VERDICTS = {
+    "accept": ("accepted", "ok", "supported", "yes"),
+    "uncertain": ("unsure", "unclear", "maybe"),
+    "reject": ("rejected", "unsupported", "no"),
+}
 ROLE = {"user": "User", "assistant": "Assistant"}
 
 
@@ -51,7 +54,9 @@ class Chunk:
     refs: tuple[str, ...]
 
 
-def chunk_history(bundle: UserBundle, chunk_chars: int = DEFAULT_CHUNK_CHARS, *, include_filler: bool = False) -> list[Chunk]:
+def chunk_history(
+    bundle: UserBundle, chunk_chars: int = DEFAULT_CHUNK_CHARS, *, include_filler: bool = False
+) -> list[Chunk]:
     """The user's sessions as transcript chunks of at most ``chunk_chars`` characters (a single
     turn longer than that gets a chunk of its own)."""
     if chunk_chars < 1:
@@ -140,8 +145,15 @@ def parse_extraction(text: str, chunk: int, valid_refs: Sequence[str]) -> tuple[
         if bad:
             notes.append(f"attributes[{k}] cites turn ids not in this chunk, dropped from its evidence: {bad}")
         reasoning = get_key(item, "reasoning", "reason", "why")
-        out.append(Candidate(body.strip(), reasoning.strip() if isinstance(reasoning, str) else "", conf[0],
-                             list(dict.fromkeys(refs)), chunk))
+        out.append(
+            Candidate(
+                body.strip(),
+                reasoning.strip() if isinstance(reasoning, str) else "",
+                conf[0],
+                list(dict.fromkeys(refs)),
+                chunk,
+            )
+        )
     return out, None, notes
 
 
@@ -237,10 +249,15 @@ def merge(candidates: list[Candidate], source: str, embed: Embed | None, thresho
             rep = members[int(np.argmax(v @ centroid))]
         r = candidates[rep]
         evidence = list(dict.fromkeys(e for c in group for e in c.evidence))
-        attr = Attribute(id=f"x{n}", text=r.text, reasoning=r.reasoning, confidence=combined_confidence(group),
-                         evidence_turns=evidence, source=source)
-        out.append(ExtractedAttribute(attr, [c.text for c in group if c is not r],
-                                      sorted({c.chunk for c in group})))
+        attr = Attribute(
+            id=f"x{n}",
+            text=r.text,
+            reasoning=r.reasoning,
+            confidence=combined_confidence(group),
+            evidence_turns=evidence,
+            source=source,
+        )
+        out.append(ExtractedAttribute(attr, [c.text for c in group if c is not r], sorted({c.chunk for c in group})))
     return out
 
 
@@ -267,10 +284,19 @@ class Extraction:
         return [f"chunk {c.index}: {c.error}" for c in self.chunks if c.error]
 
 
-async def extract(bundle: UserBundle, model_id: str, complete: Complete, *, embed: Embed | None = None,
-                  chunk_chars: int = DEFAULT_CHUNK_CHARS, min_confidence: float = DEFAULT_MIN_CONFIDENCE,
-                  threshold: float = DEFAULT_THRESHOLD, temperature: float | None = 0.0,
-                  verifier: str | None = None, include_filler: bool = False) -> Extraction:
+async def extract(
+    bundle: UserBundle,
+    model_id: str,
+    complete: Complete,
+    *,
+    embed: Embed | None = None,
+    chunk_chars: int = DEFAULT_CHUNK_CHARS,
+    min_confidence: float = DEFAULT_MIN_CONFIDENCE,
+    threshold: float = DEFAULT_THRESHOLD,
+    temperature: float | None = 0.0,
+    verifier: str | None = None,
+    include_filler: bool = False,
+) -> Extraction:
     t = template("recentering", "extract")
     spec = judge_spec(model_id, temperature)
     chunks = chunk_history(bundle, chunk_chars, include_filler=include_filler)
@@ -289,8 +315,18 @@ async def extract(bundle: UserBundle, model_id: str, complete: Complete, *, embe
     kept = [c for c in candidates if c.confidence >= min_confidence]
     dropped = [c for c in candidates if c.confidence < min_confidence]
     attrs = merge(kept, model_id, embed, threshold)
-    ex = Extraction(bundle.user.id, model_id, t.version, temperature, chunk_chars, min_confidence,
-                    threshold if embed is not None else None, attrs, dropped, outputs)
+    ex = Extraction(
+        bundle.user.id,
+        model_id,
+        t.version,
+        temperature,
+        chunk_chars,
+        min_confidence,
+        threshold if embed is not None else None,
+        attrs,
+        dropped,
+        outputs,
+    )
     if verifier:
         await verify(bundle, attrs, verifier, complete)
         ex.verifier_model = verifier
@@ -298,16 +334,29 @@ async def extract(bundle: UserBundle, model_id: str, complete: Complete, *, embe
     return ex
 
 
-async def verify(bundle: UserBundle, attrs: list[ExtractedAttribute], model_id: str, complete: Complete,
-                 *, temperature: float | None = 0.0) -> None:
+async def verify(
+    bundle: UserBundle,
+    attrs: list[ExtractedAttribute],
+    model_id: str,
+    complete: Complete,
+    *,
+    temperature: float | None = 0.0,
+) -> None:
     """Fill each attribute's verifier verdict (accept / uncertain / reject) in place."""
     t = template("recentering", "verify")
     spec = judge_spec(model_id, temperature)
 
     async def one(x: ExtractedAttribute) -> None:
-        evidence = "\n".join(f"[{ref}] {ROLE[bundle.turn(ref).role]}: {bundle.turn(ref).content}"
-                             for ref in x.attribute.evidence_turns) or "(the extractor cited no turns)"
-        user = t.text("user", attribute=x.attribute.text, reasoning=x.attribute.reasoning or "(none)", evidence=evidence)
+        evidence = (
+            "\n".join(
+                f"[{ref}] {ROLE[bundle.turn(ref).role]}: {bundle.turn(ref).content}"
+                for ref in x.attribute.evidence_turns
+            )
+            or "(the extractor cited no turns)"
+        )
+        user = t.text(
+            "user", attribute=x.attribute.text, reasoning=x.attribute.reasoning or "(none)", evidence=evidence
+        )
         completion = await complete(spec, messages(t.fields["system"], user))
         x.verifier_raw = completion.text
         if not completion.ok:

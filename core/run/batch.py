@@ -19,12 +19,12 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from core.engine import Engine, EngineOptions, ProviderFor
-from core.grid import Cell
 from core.model import UserBundle
 from core.plan import PromptPlan
 from core.providers.base import ModelSpec
-from core.run import ResponseFinished, RunEvent, RunFinished, RunSpec, new_id
+from core.run.engine import Engine, EngineOptions, ProviderFor
+from core.run.grid import Cell
+from core.run.spec import ResponseFinished, RunEvent, RunFinished, RunSpec, new_id
 
 DONE = {"ok"}
 FAILED = {"error", "partial"}
@@ -80,7 +80,9 @@ class Progress:
         return text + f" (+{self.unpriced} unpriced)" if self.unpriced else text
 
 
-def select(cells: Sequence[Cell], statuses: dict[str, str], *, retry_failed: bool = False) -> tuple[list[Cell], list[Cell]]:
+def select(
+    cells: Sequence[Cell], statuses: dict[str, str], *, retry_failed: bool = False
+) -> tuple[list[Cell], list[Cell]]:
     """(cells to run, cells skipped) given the store's statuses."""
     run, skip = [], []
     for c in cells:
@@ -93,10 +95,19 @@ def select(cells: Sequence[Cell], statuses: dict[str, str], *, retry_failed: boo
 
 
 class BatchRunner:
-    def __init__(self, batch: str, cells: Sequence[Cell], store: CellStore, run_cell: RunCell, *,
-                 max_runs: int = 8, retry_failed: bool = False,
-                 on_progress: Callable[[Progress], None] | None = None,
-                 progress: Progress | None = None, new_run_id: Callable[[], str] = lambda: new_id("run")):
+    def __init__(
+        self,
+        batch: str,
+        cells: Sequence[Cell],
+        store: CellStore,
+        run_cell: RunCell,
+        *,
+        max_runs: int = 8,
+        retry_failed: bool = False,
+        on_progress: Callable[[Progress], None] | None = None,
+        progress: Progress | None = None,
+        new_run_id: Callable[[], str] = lambda: new_id("run"),
+    ):
         self.batch = batch
         self.cells = list(cells)
         self.store = store
@@ -126,8 +137,10 @@ class BatchRunner:
         queue: asyncio.Queue[Cell] = asyncio.Queue()
         for c in todo:
             queue.put_nowait(c)
-        self._workers = [asyncio.create_task(self._work(queue), name=f"batch-worker-{i}")
-                         for i in range(min(self.max_runs, len(todo)))]
+        self._workers = [
+            asyncio.create_task(self._work(queue), name=f"batch-worker-{i}")
+            for i in range(min(self.max_runs, len(todo)))
+        ]
         if self._stop_requested:  # stop() before the workers existed
             self.stop()
         try:
@@ -159,8 +172,13 @@ class BatchRunner:
             except asyncio.CancelledError:
                 p.running -= 1
                 p.cancelled += 1
-                self.store.finished(self.batch, cell, run_id, "cancelled",
-                                    "batch stopped while this run was in flight; it runs again on resume")
+                self.store.finished(
+                    self.batch,
+                    cell,
+                    run_id,
+                    "cancelled",
+                    "batch stopped while this run was in flight; it runs again on resume",
+                )
                 raise
             except Exception as exc:  # a bug in one cell must not stop the batch
                 outcome = CellOutcome("error", f"{type(exc).__name__}: {exc}")
@@ -181,16 +199,23 @@ class BatchRunner:
 class EngineCellRunner:
     """Runs cells through one shared :class:`Engine`, with plans and bundles cached.
 
-    ``prepare(spec, bundle)`` builds the prompt plan (``core.prepare.prepare_plan`` bound to the
+    ``prepare(spec, bundle)`` builds the prompt plan (``core.run.prepare.prepare_plan`` bound to the
     filler pools and settings); ``load_bundle(user_id)`` reads a user. Plans are shared by all cells
     with the same plan key (the models differ) and kept in an LRU of ``plan_cache`` entries.
     """
 
-    def __init__(self, provider_for: ProviderFor, emit: Callable[[RunEvent], None], *,
-                 prepare: Callable[[RunSpec, UserBundle], PromptPlan],
-                 load_bundle: Callable[[str], UserBundle], judges: Sequence = (),
-                 options: EngineOptions | None = None, progress: Progress | None = None,
-                 plan_cache: int = 256):
+    def __init__(
+        self,
+        provider_for: ProviderFor,
+        emit: Callable[[RunEvent], None],
+        *,
+        prepare: Callable[[RunSpec, UserBundle], PromptPlan],
+        load_bundle: Callable[[str], UserBundle],
+        judges: Sequence = (),
+        options: EngineOptions | None = None,
+        progress: Progress | None = None,
+        plan_cache: int = 256,
+    ):
         self._downstream = emit
         self.engine = Engine(provider_for, self._emit, judges=judges, options=options)
         self._prepare = prepare
@@ -267,8 +292,9 @@ class Estimate:
         return text
 
 
-def estimate(cells: Iterable[Cell], plan_of: Callable[[Cell], PromptPlan],
-             cost_of: Callable[[ModelSpec, int, int], float | None]) -> Estimate:
+def estimate(
+    cells: Iterable[Cell], plan_of: Callable[[Cell], PromptPlan], cost_of: Callable[[ModelSpec, int, int], float | None]
+) -> Estimate:
     """Prompt tokens from the plans × models; cost via the providers' ``cost_usd`` when known.
 
     Judge calls are not included. A cell whose plan cannot be built is listed in ``failures``

@@ -15,13 +15,13 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from core.calls import Completion, collect
 from core.judges.base import Judge, JudgeInput, Judgment
 from core.model import UserBundle
 from core.plan import Message, PromptPlan, fill
 from core.providers.base import ModelSpec, Provider
+from core.providers.calls import Completion, collect
 from core.providers.events import Delta, Done, Error, Usage
-from core.run import (
+from core.run.spec import (
     JudgeScored,
     ResponseFinished,
     ResponseStarted,
@@ -104,8 +104,15 @@ class Engine:
         handle._task = asyncio.ensure_future(self._run(handle, spec, plan, bundle))
         return handle
 
-    async def run(self, spec: RunSpec, plan: PromptPlan, bundle: UserBundle, *, run_id: str | None = None,
-                  on_handle: Callable[[RunHandle], None] | None = None) -> str:
+    async def run(
+        self,
+        spec: RunSpec,
+        plan: PromptPlan,
+        bundle: UserBundle,
+        *,
+        run_id: str | None = None,
+        on_handle: Callable[[RunHandle], None] | None = None,
+    ) -> str:
         """Run to the end (or cancellation); returns the run id."""
         handle = RunHandle(run_id or new_id("run"))
         if on_handle:
@@ -154,8 +161,16 @@ class Engine:
             await self._judge(run_id, final, spec, plan, bundle, slot.model)
         return "ok"
 
-    async def _stream_step(self, run_id: str, slot: _Slot, step: str, is_final: bool, messages: list[Message],
-                           spec: RunSpec, bundle: UserBundle) -> ResponseFinished:
+    async def _stream_step(
+        self,
+        run_id: str,
+        slot: _Slot,
+        step: str,
+        is_final: bool,
+        messages: list[Message],
+        spec: RunSpec,
+        bundle: UserBundle,
+    ) -> ResponseFinished:
         from core.providers.recording import request_hash  # light module, no SDK imports
 
         model = slot.model
@@ -175,15 +190,17 @@ class Engine:
         try:
             async with limit:
                 for attempt in range(attempts + 1):
-                    outcome = await self._consume(provider, model, messages, spec, bundle, response_id,
-                                                  parts, chunks, t0)
+                    outcome = await self._consume(
+                        provider, model, messages, spec, bundle, response_id, parts, chunks, t0
+                    )
                     usage = outcome.usage or usage
                     first = first or outcome.first
                     if outcome.error is None:
                         break
                     err = outcome.error
-                    retryable = err.before_first_byte and not parts and (
-                        err.kind in RETRYABLE or (err.status or 0) >= 500)
+                    retryable = (
+                        err.before_first_byte and not parts and (err.kind in RETRYABLE or (err.status or 0) >= 500)
+                    )
                     if not retryable or attempt == attempts:
                         status, error = "error", err.message
                         break
@@ -192,13 +209,37 @@ class Engine:
             status, error = "cancelled", "cancelled by the operator"
         except Exception as exc:  # a provider bug must not take the other panes down
             status, error = "error", f"{type(exc).__name__}: {exc}"
-        finished = self._finished(run_id, response_id, slot.index, step, is_final, status, error,
-                                  parts, chunks, usage, t0, first, provider, model)
+        finished = self._finished(
+            run_id,
+            response_id,
+            slot.index,
+            step,
+            is_final,
+            status,
+            error,
+            parts,
+            chunks,
+            usage,
+            t0,
+            first,
+            provider,
+            model,
+        )
         self._emit(finished)
         return finished
 
-    async def _consume(self, provider: Provider, model: ModelSpec, messages: list[Message], spec: RunSpec,
-                       bundle: UserBundle, response_id: str, parts: list[str], chunks: list, t0: float):
+    async def _consume(
+        self,
+        provider: Provider,
+        model: ModelSpec,
+        messages: list[Message],
+        spec: RunSpec,
+        bundle: UserBundle,
+        response_id: str,
+        parts: list[str],
+        chunks: list,
+        t0: float,
+    ):
         outcome = _Outcome()
         kwargs = {}
         if _accepts_hints(provider):
@@ -222,19 +263,23 @@ class Engine:
                     elif isinstance(event, Done):
                         return outcome
         except TimeoutError:
-            outcome.error = Error(f"no complete answer within the {model.params.timeout_s:g} s deadline "
-                                  "(raise timeout_s for slow models)", kind="timeout",
-                                  before_first_byte=not parts)
+            outcome.error = Error(
+                f"no complete answer within the {model.params.timeout_s:g} s deadline "
+                "(raise timeout_s for slow models)",
+                kind="timeout",
+                before_first_byte=not parts,
+            )
         return outcome
 
     def _retry_delay(self, err: Error, attempt: int) -> float:
         retry_after = getattr(err, "retry_after", None)
         if retry_after is not None:
             return max(0.0, float(retry_after))
-        return self.options.backoff_s * (2 ** attempt)
+        return self.options.backoff_s * (2**attempt)
 
-    def _finished(self, run_id, response_id, slot, step, is_final, status, error, parts, chunks, usage, t0,
-                  first, provider, model) -> ResponseFinished:
+    def _finished(
+        self, run_id, response_id, slot, step, is_final, status, error, parts, chunks, usage, t0, first, provider, model
+    ) -> ResponseFinished:
         end = time.monotonic()
         in_tok = usage.input_tokens if usage else None
         out_tok = usage.output_tokens if usage else None
@@ -243,17 +288,33 @@ class Engine:
         except Exception:
             cost = None
         return ResponseFinished(
-            run_id=run_id, response_id=response_id, slot=slot, step=step, is_final_step=is_final,
-            status=status, text="".join(parts), error=error,
+            run_id=run_id,
+            response_id=response_id,
+            slot=slot,
+            step=step,
+            is_final_step=is_final,
+            status=status,
+            text="".join(parts),
+            error=error,
             ttft_ms=round((first - t0) * 1000, 1) if first is not None else None,
-            duration_ms=round((end - t0) * 1000, 1), input_tokens=in_tok, output_tokens=out_tok,
-            cost_usd=cost, cache_hit=bool(getattr(provider, "is_replay", False)),
+            duration_ms=round((end - t0) * 1000, 1),
+            input_tokens=in_tok,
+            output_tokens=out_tok,
+            cost_usd=cost,
+            cache_hit=bool(getattr(provider, "is_replay", False)),
             chunks=tuple(chunks) if not getattr(provider, "is_replay", False) else (),
         )
 
     # -- judging -------------------------------------------------------------------------
-    async def _judge(self, run_id: str, final: ResponseFinished, spec: RunSpec, plan: PromptPlan,
-                     bundle: UserBundle, model: ModelSpec) -> None:
+    async def _judge(
+        self,
+        run_id: str,
+        final: ResponseFinished,
+        spec: RunSpec,
+        plan: PromptPlan,
+        bundle: UserBundle,
+        model: ModelSpec,
+    ) -> None:
         query = bundle.query(spec.query_id)
         item = JudgeInput(bundle, query, spec.expression_type, plan, final.text, model.id)
 
@@ -271,9 +332,19 @@ class Engine:
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
-                judgments = [Judgment(kind=getattr(judge, "kind", judge.name), dimension="*", score=None,
-                                      rationale="", raw="", parse_ok=False, judge_model=judge.name,
-                                      prompt_version="", error=f"judge failed: {type(exc).__name__}: {exc}")]
+                judgments = [
+                    Judgment(
+                        kind=getattr(judge, "kind", judge.name),
+                        dimension="*",
+                        score=None,
+                        rationale="",
+                        raw="",
+                        parse_ok=False,
+                        judge_model=judge.name,
+                        prompt_version="",
+                        error=f"judge failed: {type(exc).__name__}: {exc}",
+                    )
+                ]
             for j in judgments:
                 self._emit(JudgeScored(run_id, final.response_id, j))
 
@@ -296,5 +367,4 @@ def demo_hints(bundle: UserBundle, spec: RunSpec) -> dict:
     """Gold facts only the offline demo models may see (``demo:oracle`` is the upper bound)."""
     query = bundle.query(spec.query_id)
     pref = bundle.preference(query.preference_id).text if query.preference_id else query.gold_preference
-    return {"gold_preference": pref, "query_kind": query.kind, "options": list(query.options),
-            "answer": query.answer}
+    return {"gold_preference": pref, "query_kind": query.kind, "options": list(query.options), "answer": query.answer}

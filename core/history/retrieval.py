@@ -29,7 +29,7 @@ import numpy as np
 from core.plan import RetrievedTurn
 
 if TYPE_CHECKING:
-    from core.context import BuiltContext
+    from core.history.types import BuiltContext
     from core.ports import EmbeddingCache
 
 BUNDLED_MODEL = "all-MiniLM-L6-v2"
@@ -162,15 +162,22 @@ class Embedder:
             model = load_model(self.model)
             todo = list(missing.items())
             vecs = model.encode(
-                [t for _, t in todo], batch_size=self.batch_size, normalize_embeddings=True,
-                convert_to_numpy=True, show_progress_bar=False,
+                [t for _, t in todo],
+                batch_size=self.batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
             ).astype(np.float32)
             self.model_calls += 1
             self.texts_encoded += len(todo)
             new = {h: vecs[i].tobytes() for i, (h, _) in enumerate(todo)}
             self.cache.put_many(self.model, new)
             found.update(new)
-        return np.stack([np.frombuffer(found[h], dtype=np.float32) for h in hashes]) if hashes else np.zeros((0, 0), np.float32)
+        return (
+            np.stack([np.frombuffer(found[h], dtype=np.float32) for h in hashes])
+            if hashes
+            else np.zeros((0, 0), np.float32)
+        )
 
 
 # -- BM25 ---------------------------------------------------------------------------------------

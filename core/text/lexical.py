@@ -7,7 +7,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-STOPWORDS = frozenset("""
+STOPWORDS = frozenset(
+    """
 a about above after again against all almost also am an and any are around as at be because been before being
 below between both but by can could did do does doing done down during each either even every few for from
 further get gets getting give gives go goes going got had has have having he her here hers herself him himself
@@ -20,14 +21,17 @@ which while who whom whose why will with within would yet you your yours yoursel
 keep keeps lot lots good great new day days time times sure okay ok sort actually especially usually
 prefer prefers preferred preferring preference love loves loved enjoy enjoys enjoyed thrive thrives seek seeks
 deliberately tend tends favour favours favor favors always mostly strictly whenever
-""".split())
+""".split()
+)
 
 #: Words that open a negative scope in a preference or a response.
-NEGATORS = frozenset("""
+NEGATORS = frozenset(
+    """
 not no never avoid avoids avoiding avoided refuse refuses refusing refused dislike dislikes disliked hate hates
 hated skip skipping without instead except nor don't doesn't didn't won't isn't aren't can't cannot shouldn't
 wouldn't rules ruled unlike against neither less fewer than
-""".split())
+""".split()
+)
 #: "A over B", "A rather than B", "A instead of B": B is the disfavoured side.
 CONTRAST = ("rather than", "instead of", "over", "not", "never", "except", "but not")
 REASON_CUTS = re.compile(r"\b(?:because|since|so that|as it|as they|which makes|which means)\b", re.I)
@@ -116,7 +120,7 @@ def split_polarity(preference: str) -> tuple[set[str], set[str]]:
         if cut is None:
             favoured |= content_stems(clause)
             continue
-        before, after = content_stems(clause[: cut[0]]), content_stems(clause[cut[1]:])
+        before, after = content_stems(clause[: cut[0]]), content_stems(clause[cut[1] :])
         both = before & after
         neutral |= both
         favoured |= before - both

@@ -26,6 +26,8 @@ from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 
+from core.model import Session
+
 DEFAULT_ENCODING = "cl100k_base"
 #: Encodings whose files litellm bundles (verified with tiktoken 0.14 / litellm 1.106).
 BUNDLED_ENCODINGS = ("cl100k_base", "o200k_base", "p50k_base")
@@ -143,3 +145,9 @@ def truncate_to_tokens(text: str, max_tokens: int, encoding: str = DEFAULT_ENCOD
 def clear_cache() -> None:
     """Forget memoised counts (benchmarks use it to measure cold counting)."""
     _COUNT_CACHE.clear()
+
+
+def session_tokens(session: Session, encoding: str = DEFAULT_ENCODING) -> int:
+    """Tokens the session's turns cost as chat messages (memoised per turn text): the one meaning of
+    "a session's tokens" for contexts, the timeline and estimates."""
+    return sum(count_many([t.content for t in session.turns], encoding)) + MESSAGE_OVERHEAD * len(session.turns)

@@ -1,0 +1,90 @@
+"""The named context configurations (RealPref Table 2, CUPID §4, baselines) and the window check."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ContextConfig:
+    name: str
+    label: str
+    interval: int = 0
+    tail: int = 0
+    description: str = ""
+    source: str = ""
+
+    @property
+    def filler_target(self) -> int:
+        return self.interval + self.tail
+
+
+CONFIGS: dict[str, ContextConfig] = {
+    c.name: c
+    for c in [
+        ContextConfig("simple", "Simple", 0, 0, "user-specific sessions only (~2K)", "RealPref Table 2"),
+        ContextConfig("normal", "Normal", 35_000, 0, "35K filler scattered between user sessions", "RealPref Table 2"),
+        ContextConfig("long", "Long", 70_000, 0, "70K filler scattered between user sessions", "RealPref Table 2"),
+        ContextConfig(
+            "very_long", "Very Long", 140_000, 0, "140K filler scattered between user sessions", "RealPref Table 2"
+        ),
+        ContextConfig("extended", "Extended", 35_000, 105_000, "35K interval + 105K tail filler", "RealPref Table 2"),
+        ContextConfig("extreme", "Extreme", 35_000, 210_000, "35K interval + 210K tail filler", "RealPref Table 2"),
+        ContextConfig("full", "Full", 0, 0, "every prior session of the user, all kinds", "CUPID §4"),
+        ContextConfig(
+            "oracle", "Oracle", 0, 0, "only sessions sharing the query's context factor and preference", "CUPID §4"
+        ),
+        ContextConfig(
+            "summaries",
+            "Summaries",
+            0,
+            0,
+            "every prior session replaced by a model-written summary",
+            "CUPID §4.2.3, Fig. 23",
+        ),
+        ContextConfig("none", "No history", 0, 0, "no history: the generic baseline", "Re-Centering §6, InterPref"),
+        ContextConfig("custom", "Custom", 0, 0, "operator-picked sessions, in the order given", "prefscope"),
+    ]
+}
+_ALIASES = {
+    "very-long": "very_long",
+    "verylong": "very_long",
+    "very long": "very_long",
+    "no_history": "none",
+    "no-history": "none",
+}
+
+
+def config_named(name: str) -> ContextConfig:
+    key = _ALIASES.get(name.strip().lower(), name.strip().lower())
+    if key not in CONFIGS:
+        raise ContextError(f"unknown context configuration {name!r}; expected one of {', '.join(CONFIGS)}")
+    return CONFIGS[key]
+
+
+class ContextError(ValueError):
+    """A context cannot be built as asked (unknown config, missing sessions, missing query …)."""
+
+
+class ContextWindowExceeded(ContextError):
+    """The history is larger than the model's context window (raised unless forced)."""
+
+    def __init__(self, tokens: int, window: int):
+        self.tokens = tokens
+        self.window = window
+        super().__init__(
+            f"the prompt is {tokens:,} tokens but the model's window is {window:,} tokens "
+            f"({tokens - window:,} over); choose a shorter context or force it"
+        )
+
+
+def check_window(tokens: int, window: int | None, force: bool = False) -> str | None:
+    """Refuse a prompt larger than ``window`` (raise :class:`ContextWindowExceeded`) unless forced.
+
+    Returns a note to show the operator when forced past the window, else ``None``.
+    """
+    if window is None or tokens <= window:
+        return None
+    if not force:
+        raise ContextWindowExceeded(tokens, window)
+    return f"forced: {tokens:,} tokens sent to a model with a {window:,}-token window ({tokens - window:,} over)"
