@@ -19,7 +19,7 @@ def wait_until(condition: Callable[[], object], *, timeout: float = 30.0, every:
         if value:
             return value
         if time.monotonic() >= end:
-            raise AssertionError(f"timed out after {timeout:g} s waiting for {what or condition!r}")
+            raise AssertionError(f"timed out after {timeout:g} s waiting for {what or repr(condition)}")
         time.sleep(every)
 
 
@@ -34,5 +34,5 @@ async def await_until(
         if value:
             return value
         if loop.time() >= end:
-            raise AssertionError(f"timed out after {timeout:g} s waiting for {what or condition!r}")
+            raise AssertionError(f"timed out after {timeout:g} s waiting for {what or repr(condition)}")
         await asyncio.sleep(every)
