@@ -15,7 +15,8 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from core.judges.base import Judge, JudgeInput, Judgment
+from core.judges.apply import judge_answer
+from core.judges.base import Judge, JudgeInput
 from core.model import UserBundle
 from core.plan import Message, PromptPlan, fill
 from core.providers.base import ModelSpec, Provider
@@ -324,29 +325,9 @@ class Engine:
             async with limit:
                 return await collect(provider, judge_spec, messages)
 
-        for judge in self._judges:
-            if query.kind not in judge.applies_to:
-                continue
-            try:
-                judgments = await judge.judge(item, complete)
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                judgments = [
-                    Judgment(
-                        kind=getattr(judge, "kind", judge.name),
-                        dimension="*",
-                        score=None,
-                        rationale="",
-                        raw="",
-                        parse_ok=False,
-                        judge_model=judge.name,
-                        prompt_version="",
-                        error=f"judge failed: {type(exc).__name__}: {exc}",
-                    )
-                ]
-            for j in judgments:
-                self._emit(JudgeScored(run_id, final.response_id, j))
+        judgments = await judge_answer(self._judges, item, complete)
+        for j in judgments:
+            self._emit(JudgeScored(run_id, final.response_id, j))
 
 
 @dataclass

@@ -91,15 +91,14 @@ def judge(obj, run_id, judges, kind, dry_run):
 
 
 async def _judge_all(judges, finals, bundle, query, run, complete):
+    from core.judges.apply import judge_answer
     from core.judges.base import JudgeInput
 
-    async def one(response, j):
+    async def one(response):
         item = JudgeInput(bundle, query, run.spec.expression_type, run.plan, response.text, response.model)
-        if query.kind not in j.applies_to:
-            return []
-        return [(response.id, x) for x in await j.judge(item, complete)]
+        return [(response.id, j) for j in await judge_answer(judges, item, complete)]
 
-    batches = await asyncio.gather(*(one(r, j) for r in finals for j in judges))
+    batches = await asyncio.gather(*(one(r) for r in finals))
     return [pair for batch in batches for pair in batch]
 
 
