@@ -22,6 +22,9 @@ demo: $(STAMP)
 	$(BIN)/prefscope demo
 
 test: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 	$(BIN)/lint-imports --config pyproject.toml
 	$(BIN)/python -m pytest -q
 

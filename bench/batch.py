@@ -4,7 +4,8 @@
 
 1. ``--requests`` cells through the real batch path (BatchRunner → EngineCellRunner → Engine →
    OpenAI SDK provider → the project's loopback OpenAI SSE server from ``tests/servers``, with the
-   run recorder and the batch-cell store writing to a temporary SQLite file). Each request waits
+   workbench's run recorder and the batch-cell store writing to a temporary SQLite file). Every
+   cell gets the same one-message plan, so scheduling and storage are measured, not prepare. Each request waits
    ``--latency`` seconds before its first token. ``--concurrency`` runs in flight and the same
    per-provider limit. Ideal wall time = requests × latency / concurrency; target ratio ≤ 1.2.
    The server runs in a child process. For comparison it also prints the same requests straight
@@ -37,12 +38,15 @@ os.environ.setdefault("OPENAI_API_KEY", "bench-not-a-real-key")  # the SDK insis
 
 from core.model import Query, User, UserBundle  # noqa: E402
 from core.plan import Message, PromptPlan, PromptStep  # noqa: E402
-from core.run.batch import BatchRunner, EngineCellRunner  # noqa: E402
+from core.providers.base import CALLS_A_MODEL  # noqa: E402
+from core.run.batch import BatchRunner, Progress  # noqa: E402
+from core.run.cells import EngineCellRunner  # noqa: E402
 from core.run.engine import EngineOptions  # noqa: E402
 from core.run.grid import Grid, expand  # noqa: E402
+from core.settings import Settings  # noqa: E402
 from storage.batch_cells import SqliteCellStore  # noqa: E402
 from storage.db import open_db  # noqa: E402
-from storage.recorder import RunRecorder  # noqa: E402
+from tui.workbench import Workbench  # noqa: E402
 
 EXPORT_TARGET_S = 2.0
 RATIO_TARGET = 1.2
@@ -57,6 +61,7 @@ class _DemoLatency:
     """Fallback provider: waits ``latency`` then streams a fixed answer (no network)."""
 
     name = "demo"
+    capabilities = CALLS_A_MODEL
 
     def __init__(self, latency: float):
         self.latency = latency
@@ -83,7 +88,7 @@ def _cells(n: int, model: dict):
     return expand(grid, all_users=lambda: ["bench"], queries_of=lambda u: queries)
 
 
-async def _run_batch(db_path: Path, cells, provider_for, concurrency: int) -> tuple[float, object]:
+async def _run_batch(db_path: Path, cells, provider_for, concurrency: int) -> tuple[float, Progress]:
     plan = PromptPlan(
         method="zero-shot",
         steps=[PromptStep(name="answer", tokens=12, messages=[Message(role="user", content="Say hello.")])],
@@ -91,23 +96,23 @@ async def _run_batch(db_path: Path, cells, provider_for, concurrency: int) -> tu
     bundle = UserBundle(
         user=User(id="bench"), queries=[Query(id=c.spec.query_id, kind="open", text="Say hello.") for c in cells]
     )
-    recorder = RunRecorder(db_path)
-    db = open_db(db_path)
-    try:
+
+    async def prepare(spec, b):
+        return plan
+
+    with Workbench(Settings(db=db_path, judge=""), provider_for=provider_for) as wb:
+        recorder = wb.recorder()
         runner = EngineCellRunner(
-            provider_for,
+            wb.provider,
             recorder.record,
-            prepare=lambda spec, b: plan,
+            prepare=prepare,
             load_bundle=lambda u: bundle,
             options=EngineOptions(per_provider=concurrency),
         )
-        batch = BatchRunner("bench", cells, SqliteCellStore(db, recorder.writer), runner, max_runs=concurrency)
+        batch = BatchRunner("bench", cells, SqliteCellStore(wb.db, recorder.writer), runner, max_runs=concurrency)
         t0 = time.perf_counter()
         progress = await batch.run()
         wall = time.perf_counter() - t0
-    finally:
-        recorder.close()
-        db.close()
     return wall, progress
 
 

@@ -34,6 +34,8 @@ sys.path.insert(0, str(REPO))
 os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+from core.providers.base import CALLS_A_MODEL  # noqa: E402
+
 PANES, TOKENS, RATE = 4, 2_000, 200.0
 BIG_USER_SESSIONS = 2_000
 
@@ -108,6 +110,7 @@ class PacedProvider:
     Markdown paragraph every ``para`` tokens (each paragraph is one more block widget)."""
 
     name = "bench"
+    capabilities = CALLS_A_MODEL
 
     def __init__(self, para: int):
         self.para = para
@@ -161,12 +164,12 @@ async def bench_streaming(folder: Path, para: int) -> None:
         timer = app.set_interval(0.010, tick)
         start = time.perf_counter()
         app.screen.action_run()
-        while not app.screen.panes or any(p.status != "ok" for p in app.screen.panes):
+        while not app.screen.run_view.panes or any(p.status != "ok" for p in app.screen.run_view.panes):
             await asyncio.sleep(0.005)
         ui_done = time.perf_counter()
         timer.stop()
-        first_token = min(p._metrics.ttft_ms for p in app.screen.panes) / 1000
-        texts_ok = all(p.full_text.count("tok") == TOKENS for p in app.screen.panes)
+        first_token = min(p._metrics.ttft_ms for p in app.screen.run_view.panes) / 1000
+        texts_ok = all(p.full_text.count("tok") == TOKENS for p in app.screen.run_view.panes)
     ideal = TOKENS / RATE
     stream_s = ui_done - start - first_token
     lags.sort()

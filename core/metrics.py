@@ -1,4 +1,9 @@
-"""The papers' metrics, in plain numpy: no judge, no storage, just numbers in and out.
+"""The papers' metrics: no judge, no storage, just numbers in and out. numpy for the arithmetic,
+scipy where it has the statistic (Spearman, BCa bootstrap); scipy is imported inside the functions
+that use it, so importing this module stays cheap.
+
+Every function returns None where its statistic is undefined (no items, a constant rater …),
+never a made-up number.
 
 - accuracy (MCQ / true-false; RealPref random baselines 0.25 and 0.5)
 - binary precision / recall / F1 (relevance vs gold or human labels; Re-Centering)
@@ -8,12 +13,13 @@
 - Cohen's kappa and Spearman's rho (human vs LLM agreement)
 - InterPref pass rate over swapped orders and Bradley–Terry coefficients fitted by cross-entropy
   on a win-rate matrix (seed 002 §4.1 and Appendix C)
-- bootstrap confidence intervals for any mean
+- BCa bootstrap confidence intervals for a mean
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+import warnings
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -66,7 +72,13 @@ def checklist_prf(instances: Sequence[tuple[Sequence[float], Sequence[float]]]) 
 
 
 def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable]) -> float | None:
-    """Agreement between two raters beyond chance. None when undefined (fewer than 1 item)."""
+    """Agreement between two raters beyond chance: (po − pe) / (1 − pe).
+
+    None when undefined: no items, or pe = 1 (both raters gave one and the same label to every
+    item, so kappa is 0/0). Ours rather than sklearn's ``cohen_kappa_score``, which answers NaN
+    with a warning there (or a number passed as ``replace_undefined_by``) and is not a declared
+    dependency.
+    """
     if len(a) != len(b):
         raise ValueError(f"rater A has {len(a)} labels, rater B has {len(b)}")
     n = len(a)
@@ -76,34 +88,20 @@ def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable]) -> float | None:
     observed = sum(1 for x, y in zip(a, b) if x == y) / n
     expected = sum((list(a).count(lab) / n) * (list(b).count(lab) / n) for lab in labels)
     if expected == 1.0:
-        return 1.0 if observed == 1.0 else 0.0
+        return None
     return (observed - expected) / (1 - expected)
 
 
-def _average_ranks(values: Sequence[float]) -> np.ndarray:
-    arr = np.asarray(values, dtype=float)
-    order = np.argsort(arr, kind="mergesort")
-    ranks = np.empty(len(arr))
-    i = 0
-    while i < len(arr):
-        j = i
-        while j + 1 < len(arr) and arr[order[j + 1]] == arr[order[i]]:
-            j += 1
-        ranks[order[i : j + 1]] = (i + j) / 2 + 1
-        i = j + 1
-    return ranks
-
-
 def spearman(x: Sequence[float], y: Sequence[float]) -> float | None:
-    """Spearman's rho with average ranks for ties; None when either side is constant."""
+    """Spearman's rho (``scipy.stats.spearmanr``, average ranks for ties); None for fewer than two
+    pairs or when either side is constant (rho is 0/0 there)."""
     if len(x) != len(y):
         raise ValueError(f"x has {len(x)} values, y has {len(y)}")
-    if len(x) < 2:
+    if len(x) < 2 or len(set(x)) < 2 or len(set(y)) < 2:
         return None
-    rx, ry = _average_ranks(x), _average_ranks(y)
-    if rx.std() == 0 or ry.std() == 0:
-        return None
-    return float(np.corrcoef(rx, ry)[0, 1])
+    from scipy.stats import spearmanr
+
+    return float(spearmanr(x, y).statistic)
 
 
 def pass_rate(instances: Sequence[Sequence[bool]]) -> float | None:
@@ -180,19 +178,37 @@ def bt_cross_entropy(win: np.ndarray, xi: np.ndarray) -> float:
 
 
 def bootstrap_ci(
-    values: Sequence[float],
+    values: Sequence[float | None],
     *,
-    stat: Callable[[np.ndarray], float] = np.mean,
     n: int = 2000,
     level: float = 0.95,
     seed: int = 0,
 ) -> tuple[float | None, float | None]:
-    """Percentile bootstrap interval of ``stat``; (None, None) for fewer than 2 values."""
+    """BCa bootstrap interval of the mean (``scipy.stats.bootstrap``, ``n`` resamples, a fixed
+    ``seed`` so the same scores always give the same interval). None values are skipped.
+
+    - fewer than 2 values: (None, None), there is nothing to resample;
+    - constant values: (v, v); every resample has mean v (BCa itself is 0/0 there);
+    - any other case where BCa cannot be computed (scipy returns NaN): (None, None).
+    """
     arr = np.asarray([v for v in values if v is not None], dtype=float)
     if len(arr) < 2:
         return (None, None)
-    rng = np.random.default_rng(seed)
-    samples = rng.choice(arr, size=(n, len(arr)), replace=True)
-    stats = np.apply_along_axis(stat, 1, samples)
-    alpha = (1 - level) / 2
-    return (float(np.quantile(stats, alpha)), float(np.quantile(stats, 1 - alpha)))
+    if np.all(arr == arr[0]):
+        return (float(arr[0]), float(arr[0]))
+    from scipy.stats import bootstrap
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # degenerate BCa: reported as None below
+        ci = bootstrap(
+            (arr,),
+            np.mean,
+            method="BCa",
+            n_resamples=n,
+            confidence_level=level,
+            rng=np.random.default_rng(seed),
+        ).confidence_interval
+    low, high = float(ci.low), float(ci.high)
+    if np.isnan(low) or np.isnan(high):
+        return (None, None)
+    return (low, high)

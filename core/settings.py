@@ -72,14 +72,14 @@ def env_values() -> dict:
     return out
 
 
-def _json(name: str, raw: str):
+def _json(name: str, raw: str) -> object:
     try:
         return json.loads(raw)
     except json.JSONDecodeError as exc:
         raise ValueError(f"{ENV_PREFIX}{name.upper()} must be JSON for this setting: {exc}") from exc
 
 
-def load_settings(config: str | Path | None = None, **overrides) -> Settings:
+def load_settings(config: str | Path | None = None, **overrides: object) -> Settings:
     """Read the TOML file (if any), then env, then explicit overrides (CLI flags)."""
     path = Path(config) if config else config_path()
     file_values: dict = {}

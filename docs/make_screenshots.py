@@ -23,7 +23,7 @@ sys.path.insert(0, str(HERE.parent.parent))
 async def settle(app, pilot) -> None:
     await pilot.pause()
     while any(w.is_running for w in app.workers) or (
-        getattr(app.screen, "handle", None) and app.screen.handle.running()
+        getattr(app.screen, "run_view", None) and app.screen.run_view.running
     ):
         await asyncio.sleep(0.05)
     await pilot.pause(0.3)

@@ -35,7 +35,7 @@ def _now() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
 
 
-def _dumps(value) -> str:
+def _dumps(value: object) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
@@ -52,7 +52,7 @@ def save_extraction(
 ) -> str:
     extraction_id = new_id("attrx")
     with transaction(db):
-        db["attribute_extractions"].insert(
+        db.table("attribute_extractions").insert(
             {
                 "id": extraction_id,
                 "user_id": ex.user_id,
@@ -73,7 +73,7 @@ def save_extraction(
         )
         for pos, x in enumerate(ex.attributes):
             a = x.attribute
-            db["attributes_extracted"].insert(
+            db.table("attributes_extracted").insert(
                 {
                     "extraction_id": extraction_id,
                     "id": a.id,
@@ -188,7 +188,7 @@ def save_relevance(
     with transaction(db):
         if replace:
             db.execute("DELETE FROM relevance WHERE run_id = ? AND decider != 'human'", [run_id])
-        db["relevance"].insert_all(
+        db.table("relevance").insert_all(
             [
                 {
                     "run_id": run_id,
@@ -232,7 +232,7 @@ def save_human_relevance(
             "AND coalesce(decider_model, '') = ?",
             [run_id, target_kind, target_id, annotator],
         )
-        db["relevance"].insert(
+        db.table("relevance").insert(
             {
                 "run_id": run_id,
                 "query_id": query_id,

@@ -163,7 +163,7 @@ class Cleaner:
         """Cheap test first (substring search), the regex only when ``sk-`` occurs at all."""
         return any(v in text for v in self._values) or ("sk-" in text and self._shape.search(text) is not None)
 
-    def __call__(self, value):
+    def __call__(self, value: object) -> object:
         if not isinstance(value, str) or not value:
             return value
         if self._suspect(value):

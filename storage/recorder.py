@@ -15,9 +15,11 @@ import json
 import os
 import threading
 from pathlib import Path
+from typing import cast
 
 from sqlite_utils import Database
 
+from core.judges.base import Judgment
 from core.run.spec import (
     JudgeScored,
     ResponseFinished,
@@ -55,22 +57,24 @@ class RunRecorder:
                 self._dirty.add(event.response_id)
             return
         if isinstance(event, RunStarted):
-            self.writer.post(lambda db, e=event: _insert_run(db, e))
+            self.writer.post(lambda db: _insert_run(db, event))
         elif isinstance(event, ResponseStarted):
             with self._lock:
                 self._text[event.response_id] = []
-            self.writer.post(lambda db, e=event: _insert_response(db, e))
+            self.writer.post(lambda db: _insert_response(db, event))
         elif isinstance(event, ResponseFinished):
             with self._lock:
                 self._text.pop(event.response_id, None)
                 self._dirty.discard(event.response_id)
-            self.writer.post(lambda db, e=event: _finish_response(db, e))
+            self.writer.post(lambda db: _finish_response(db, event))
         elif isinstance(event, JudgeScored):
-            self.writer.post(lambda db, e=event: insert_judgment(db, e.run_id, e.response_id, e.judgment))
+            # JudgeScored types its judgment as object; once it says Judgment, warn_redundant_casts flags this cast.
+            judgment = cast(Judgment, event.judgment)
+            self.writer.post(lambda db: insert_judgment(db, event.run_id, event.response_id, judgment))
         elif isinstance(event, RunFinished):
             self.writer.post(
-                lambda db, e=event: db.execute(
-                    "UPDATE runs SET status = ?, finished_at = ? WHERE id = ?", (e.status, _now(), e.run_id)
+                lambda db: db.execute(
+                    "UPDATE runs SET status = ?, finished_at = ? WHERE id = ?", (event.status, _now(), event.run_id)
                 )
             )
 
@@ -112,7 +116,7 @@ class RunRecorder:
 def _insert_run(db: Database, e: RunStarted) -> None:
     spec = e.spec
     plan_meta = e.plan.model_dump(mode="json", exclude={"steps"})
-    db["runs"].insert(
+    db.table("runs").insert(
         {
             "id": e.run_id,
             "created_at": e.created_at,
@@ -131,7 +135,7 @@ def _insert_run(db: Database, e: RunStarted) -> None:
     )
     for i, step in enumerate(e.plan.steps):
         messages = json.dumps([m.model_dump() for m in step.messages], ensure_ascii=False)
-        db["prompts"].insert(
+        db.table("prompts").insert(
             {
                 "run_id": e.run_id,
                 "step_index": i,
@@ -143,7 +147,7 @@ def _insert_run(db: Database, e: RunStarted) -> None:
             }
         )
     if e.plan.retrieved:
-        db["retrievals"].insert_all(
+        db.table("retrievals").insert_all(
             {
                 "run_id": e.run_id,
                 "rank": r.rank,
@@ -158,7 +162,7 @@ def _insert_run(db: Database, e: RunStarted) -> None:
 
 def _insert_response(db: Database, e: ResponseStarted) -> None:
     now = _now()
-    db["responses"].insert(
+    db.table("responses").insert(
         {
             "id": e.response_id,
             "run_id": e.run_id,
@@ -181,7 +185,7 @@ def _insert_response(db: Database, e: ResponseStarted) -> None:
 
 
 def _finish_response(db: Database, e: ResponseFinished) -> None:
-    db["responses"].update(
+    db.table("responses").update(
         e.response_id,
         {
             "text": e.text,
@@ -211,8 +215,8 @@ def _finish_response(db: Database, e: ResponseFinished) -> None:
         )
 
 
-def insert_judgment(db: Database, run_id: str, response_id: str | None, j) -> None:
-    db["judgments"].insert(
+def insert_judgment(db: Database, run_id: str, response_id: str | None, j: Judgment) -> None:
+    db.table("judgments").insert(
         {
             "run_id": run_id,
             "response_id": response_id,

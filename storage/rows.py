@@ -13,11 +13,15 @@ import contextlib
 import datetime as dt
 import gc
 import json
+from collections.abc import Iterator
 from itertools import starmap
+from typing import TypeVar
 
 from pydantic import BaseModel
 
 from core.model import Attribute, LifeEvent, Preference, Query, Session, Turn, User
+
+M = TypeVar("M", bound=BaseModel)
 
 STORED_FIELDS: dict[type, frozenset[str]] = {
     User: frozenset({"id", "name", "demographics", "persona", "extended_persona", "life_events", "source", "meta"}),
@@ -161,11 +165,11 @@ _set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
 _set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 
 
-def assemble(cls: type, values: dict):
+def assemble(cls: type[M], values: dict) -> M:
     """``cls.model_construct(**values)`` without its per-field default handling: ``values`` must
     hold every field (:data:`STORED_FIELDS`). Used for the thousands of objects of a long history.
     """
-    obj = _new(cls)
+    obj: M = _new(cls)
     _set_dict(obj, values)
     _set_fields(obj, set(values))
     _set_extra(obj, None)
@@ -173,8 +177,8 @@ def assemble(cls: type, values: dict):
     return obj
 
 
-def _turn(role: str, content: str, source_id: str | None, _cls=Turn) -> Turn:
-    obj = _new(_cls)
+def _turn(role: str, content: str, source_id: str | None, _cls: type[Turn] = Turn) -> Turn:
+    obj: Turn = _new(_cls)
     _set_dict(obj, {"role": role, "content": content, "source_id": source_id})
     _set_fields(obj, {"role", "content", "source_id"})
     _set_extra(obj, None)
@@ -183,7 +187,7 @@ def _turn(role: str, content: str, source_id: str | None, _cls=Turn) -> Turn:
 
 
 @contextlib.contextmanager
-def gc_paused():
+def gc_paused() -> Iterator[None]:
     """Pause the cyclic garbage collector while building a history's objects.
 
     The objects are acyclic (plain data), so nothing is lost; without the pause CPython re-scans

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Literal
 
 from sqlite_utils import Database
@@ -23,24 +24,24 @@ def insert_sessions(db: Database, owner: Owner, owner_id: str, sessions: list[Se
     if not sessions:
         return 0, 0
     key = {"user_id": owner_id} if owner == "user_id" else {"pool_id": owner_id}
-    db["sessions"].insert_all(
+    db.table("sessions").insert_all(
         (rows.session_row(s, position=i, **key) for i, s in enumerate(sessions)), batch_size=BATCH
     )
     pks = dict(db.conn.execute(f"SELECT id, pk FROM sessions WHERE {owner} = ?", (owner_id,)))
     n_turns = 0
 
-    def all_turns():
+    def all_turns() -> Iterator[dict]:
         nonlocal n_turns
         for s in sessions:
             batch = rows.turn_rows(s, pks[s.id])
             n_turns += len(batch)
             yield from batch
 
-    db["turns"].insert_all(all_turns(), batch_size=BATCH)
+    db.table("turns").insert_all(all_turns(), batch_size=BATCH)
     return len(sessions), n_turns
 
 
-def load_sessions(db: Database, owner: Owner, owner_id: str) -> list:
+def load_sessions(db: Database, owner: Owner, owner_id: str) -> list[Session]:
     """Every session of one owner, in history order, turns included: two queries in all."""
     session_rows = db.conn.execute(
         f"SELECT {rows.SESSION_COLUMNS} FROM sessions WHERE {owner} = ? ORDER BY position", (owner_id,)

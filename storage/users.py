@@ -97,7 +97,7 @@ def save_import(db: Database, result: ImportResult) -> ImportSummary:
         for pool in result.fillers:
             replaced = _delete(db, "filler_pools", pool.id)
             (summary.pools_replaced if replaced else summary.pools_added).append(pool.id)
-            db["filler_pools"].insert(
+            db.table("filler_pools").insert(
                 {"id": pool.id, "name": pool.name, "source": pool.source, "format": result.format, "imported_at": now}
             )
             n_sessions, n_turns = insert_sessions(db, "pool_id", pool.id, pool.sessions)
@@ -117,15 +117,15 @@ def _delete(db: Database, table: str, id_: str) -> bool:
 
 def _insert_bundle(db: Database, bundle: UserBundle, format: str, now: str, summary: ImportSummary) -> None:
     uid = bundle.user.id
-    db["users"].insert(rows.user_row(bundle.user, format=format, imported_at=now))
-    db["preferences"].insert_all(
+    db.table("users").insert(rows.user_row(bundle.user, format=format, imported_at=now))
+    db.table("preferences").insert_all(
         (rows.preference_row(p, user_id=uid, position=i) for i, p in enumerate(bundle.preferences)), batch_size=BATCH
     )
     n_sessions, n_turns = insert_sessions(db, "user_id", uid, bundle.sessions)
-    db["queries"].insert_all(
+    db.table("queries").insert_all(
         (rows.query_row(q, user_id=uid, position=i) for i, q in enumerate(bundle.queries)), batch_size=BATCH
     )
-    db["attributes"].insert_all(
+    db.table("attributes").insert_all(
         (rows.attribute_row(a, user_id=uid, position=i) for i, a in enumerate(bundle.attributes)), batch_size=BATCH
     )
     summary.sessions += n_sessions

@@ -4,9 +4,9 @@ Everything that writes while other work runs (the run engine checkpointing strea
 storing scores) hands the writer a job instead of touching a connection from its own thread::
 
     with Writer(db_path) as writer:
-        writer.post(lambda db: db["responses"].update(rid, {"text": partial}))   # fire and forget
-        pk = writer.submit(lambda db: db["runs"].insert(row).last_pk).result()   # wait for a value
-        writer.flush()                                                           # all done, errors raised
+        writer.post(lambda db: db.table("responses").update(rid, {"text": partial}))   # fire and forget
+        pk = writer.submit(lambda db: db.table("runs").insert(row).last_pk).result()   # wait for a value
+        writer.flush()                                                                  # all done, errors raised
 
 A job is a callable taking the writer's ``Database``, or a command object with ``apply(db)``.
 Jobs run one at a time in submission order. The writer groups the jobs waiting in its queue into
@@ -28,6 +28,7 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import Future
 from pathlib import Path
+from types import TracebackType
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from sqlite_utils import Database
@@ -115,7 +116,9 @@ class Writer:
     def __enter__(self) -> Writer:
         return self
 
-    def __exit__(self, exc_type, exc, tb) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         if exc_type is None:
             self.close()
         else:

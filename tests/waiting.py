@@ -11,7 +11,9 @@ import time
 from collections.abc import Callable
 
 
-def wait_until(condition: Callable[[], object], *, timeout: float = 30.0, every: float = 0.05, what: str = "") -> object:
+def wait_until(
+    condition: Callable[[], object], *, timeout: float = 30.0, every: float = 0.05, what: str = ""
+) -> object:
     """Poll ``condition`` (a blocking check) until it returns something truthy; return that value."""
     end = time.monotonic() + timeout
     while True:

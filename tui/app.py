@@ -10,7 +10,6 @@ from textual.binding import Binding
 from core.settings import Settings
 from tui.screens.commands import WorkbenchCommands
 
-METHOD_FALLBACK = [("zero-shot", "zero-shot (RealPref)")]
 UI_STATE = "ui-state.json"  # in the data dir: what the operator chose in the app (the theme)
 
 
@@ -89,17 +88,15 @@ class PrefscopeApp(App):
 
     # -- what can be chosen --------------------------------------------------------------
     def methods(self) -> list[tuple[str, str]]:
-        try:
-            from core.methods import METHODS
-        except ImportError:
-            return METHOD_FALLBACK
+        from core.methods import METHODS
+
         return [(name, f"{name} ({m.family})") for name, m in METHODS.items()]
 
     def available_models(self) -> list[tuple[str, str, bool]]:
         """(id, label, usable) for the model picker: demo always, real ones when configured."""
         from core.providers import available_models
 
-        return [(m.id, m.label, m.usable) for m in available_models(self.settings)]
+        return [(m.id, m.label, True) for m in available_models(self.settings)]  # only usable ones are listed
 
     def judge_names(self) -> list[str]:
         """Offline judges always; LLM judges (rubric, checklist …) only when ``settings.judge`` names

@@ -1,7 +1,7 @@
 """From engine events to UI messages, without a message per token.
 
 The engine calls the bridge synchronously on the app's event loop. Token text is appended to a
-per-response buffer and at most one ``TokensPending`` is in the queue at any time; the screen
+per-response buffer and at most one ``TokensPending`` is in the queue at any time; the run view
 drains all buffers when it handles it. Drains are at most one per ``FRAME_S`` (the first batch
 after a quiet spell goes at once): four fast streams would otherwise re-render each pane about a
 hundred times a second for no visible gain (bench/tui.py). Every other event becomes one ``EngineEvent``, posted
@@ -12,13 +12,30 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
+from textual.message import Message
 from textual.message_pump import MessagePump
 
 from core.run.spec import RunEvent, TokensArrived
-from tui.messages import EngineEvent, TokensPending
 
 FRAME_S = 0.04
+
+
+@dataclass
+class EngineEvent(Message):
+    """One non-token engine event (run/response started or finished, a judge's score)."""
+
+    event: RunEvent
+
+
+@dataclass
+class TokensPending(Message):
+    """Streamed text is waiting in the bridge's buffers. Carries nothing, so any later one can
+    replace an earlier one: the handler drains every buffer at once."""
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, TokensPending)
 
 
 class EngineBridge:

@@ -1,70 +1,90 @@
-"""The workbench service: what the TUI and the CLI ask of core and storage, in one place.
+"""The workbench: the one composition root. The TUI, every CLI command, batch and the benches ask
+core and storage through it, so provider lookup, prepare, judges, the recorder and the caches
+exist once.
 
 It owns the main-thread database connection (reads), the storage recorder (the single writer
-for runs) and the engine wiring. Views call it; it never touches widgets.
+for runs), the providers (one per provider name) and the loaded users. Views call it; it never
+touches widgets.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from functools import lru_cache
+import asyncio
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from core.model import FillerPool, UserBundle
-from core.plan import PromptPlan
-from core.providers.base import ModelSpec
+from core.plan import Message, PromptPlan
+from core.providers.base import ModelSpec, Provider
 from core.run.engine import Engine, EngineOptions
 from core.run.spec import RunEvent, RunSpec
 from core.settings import Settings
 
+if TYPE_CHECKING:  # imported where used: the TUI's first paint stays light
+    from core.providers.calls import Complete, Completion
+    from core.run.estimate import Estimate
+    from core.run.prepare import Prepared
+
 SAMPLE_DATA = Path(__file__).resolve().parent.parent / "sample_data"
-
-
-@dataclass(frozen=True)
-class Estimate:
-    """Before sending: prompt tokens per model and each model's input cost (None = unknown)."""
-
-    prompt_tokens: int
-    #: (model id, is demo, input cost in USD or None when the price is unknown)
-    models: list[tuple[str, bool, float | None]]
-
-    def text(self) -> str:
-        n = len(self.models)
-        parts = [
-            f"{self.prompt_tokens:,} prompt tokens × {n} model{'s' if n != 1 else ''} = "
-            f"{self.prompt_tokens * n:,} tokens in"
-        ]
-        priced = [c for _, demo, c in self.models if not demo and c is not None]
-        unknown = [m for m, demo, c in self.models if not demo and c is None]
-        demos = sum(1 for _, demo, _ in self.models if demo)
-        if priced:
-            parts.append(f"≈ ${sum(priced):.4f} input")
-        if unknown:
-            parts.append(f"cost n/a for {', '.join(unknown)}")
-        if demos:
-            parts.append(f"{demos} demo model{'s' if demos != 1 else ''} free")
-        return " · ".join(parts)
 
 
 class Workbench:
     def __init__(
         self,
         settings: Settings,
-        db_path: Path | None = None,
+        db_path: Path | str | None = None,
         *,
-        provider_for: Callable[[ModelSpec], object] | None = None,
+        provider_for: Callable[[ModelSpec], Provider] | None = None,
     ):
-        """``provider_for`` replaces the provider registry (tests inject scripted providers)."""
+        """``provider_for`` replaces the provider registry (tests inject scripted providers).
+        ``db_path=":memory:"`` gives a throwaway database (`prefscope prompt --bundle`)."""
         from storage.db import open_db
 
         self.settings = settings
         self._provider_for = provider_for
         self.db_path = Path(db_path or settings.db).expanduser()
         self.db = open_db(self.db_path)
+        self._db_thread = threading.get_ident()
+        self._providers: dict[str, Provider] = {}
         self._users: dict[str, UserBundle] = {}
         self._pools: list[FillerPool] | None = None
         self._recorder = None
+        self._closed = False
+        #: What :meth:`open` did (sample data imported, runs marked interrupted), for the operator.
+        self.startup_notes: list[str] = []
+
+    @classmethod
+    def open(
+        cls,
+        settings: Settings,
+        db_path: Path | str | None = None,
+        *,
+        sample_data: bool = True,
+        provider_for: Callable[[ModelSpec], Provider] | None = None,
+    ) -> Workbench:
+        """A workbench ready for work: the sample users imported into an empty database
+        (``sample_data``) and runs a killed process left 'running' marked interrupted."""
+        from storage.runs import mark_interrupted
+
+        wb = cls(settings, db_path, provider_for=provider_for)
+        imported = wb.ensure_sample_data() if sample_data else []
+        interrupted = mark_interrupted(wb.db)
+        if imported:
+            wb.startup_notes.append(f"first run: imported the sample data ({', '.join(imported)})")
+        if interrupted:
+            wb.startup_notes.append(
+                f"{len(interrupted)} run(s) cut off last time were marked interrupted; partial text kept"
+            )
+        return wb
+
+    def __enter__(self) -> Workbench:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     # -- data ----------------------------------------------------------------------------
     def ensure_sample_data(self) -> list[str]:
@@ -89,6 +109,7 @@ class Workbench:
         return list_users(self.db)
 
     def user(self, user_id: str) -> UserBundle:
+        """The user's bundle, loaded once (the one bundle cache). Raises ``storage.users.UnknownUser``."""
         if user_id not in self._users:
             from storage.users import load_user
 
@@ -107,30 +128,99 @@ class Workbench:
 
         return search_turns(self.db, text, user_id)
 
-    # -- runs ----------------------------------------------------------------------------
-    def prepare(self, spec: RunSpec, bundle: UserBundle, pools: list[FillerPool]) -> PromptPlan:
-        """Build the context and the method's prompt plan. It may load the embedding model, so
-        views call it from a worker thread: it opens its own connection and takes the user and
-        pools already loaded on the calling thread (a connection belongs to its thread)."""
-        from core.run.prepare import prepare_plan
+    @contextmanager
+    def connection(self) -> Iterator:
+        """The database on this thread: the workbench's own on its thread, else a fresh one
+        (a connection belongs to the thread that opened it)."""
+        if threading.get_ident() == self._db_thread:
+            yield self.db
+            return
         from storage.db import open_db
+
+        db = open_db(self.db_path)
+        try:
+            yield db
+        finally:
+            db.close()
+
+    # -- models --------------------------------------------------------------------------
+    def provider(self, spec: ModelSpec) -> Provider:
+        """One provider per provider name (they are stateless per call; SDK clients are per loop)."""
+        if self._provider_for is not None:
+            return self._provider_for(spec)
+        provider = self._providers.get(spec.provider)
+        if provider is None:
+            from core.providers import get_provider
+
+            cache = None
+            if spec.provider == "replay":  # served from this database's response cache
+                from storage.runs import SqliteResponseCache
+
+                cache = SqliteResponseCache(self.db)
+            provider = self._providers[spec.provider] = get_provider(spec, self.settings, response_cache=cache)
+        return provider
+
+    def complete(self, *, per_provider: int = 4) -> Complete:
+        """One whole model call through these providers (judges, extraction, the LLM relevance
+        decider), within the model's deadline; any failure becomes a failed Completion, never a crash."""
+        from core.providers.calls import Completion, collect
+
+        limits: dict[str, asyncio.Semaphore] = {}
+
+        async def complete(spec: ModelSpec, messages: list[Message]) -> Completion:
+            try:
+                limit = limits.setdefault(spec.provider, asyncio.Semaphore(per_provider))
+                async with limit, asyncio.timeout(spec.params.timeout_s):
+                    return await collect(self.provider(spec), spec, messages)
+            except TimeoutError:
+                return Completion("", error=f"no answer from {spec.id} within {spec.params.timeout_s:g} s")
+            except Exception as exc:  # unknown provider, SDK bug: recorded on the judgment, not raised
+                return Completion("", error=f"{type(exc).__name__}: {exc}")
+
+        return complete
+
+    def judges(self, spec_or_names) -> list:
+        """The judges a RunSpec (or a list of judge names) asks for. Raises ``core.judges.JudgeSpecError``."""
+        from core.judges import judges_for
+
+        return list(judges_for(spec_or_names, self.settings))
+
+    # -- runs ----------------------------------------------------------------------------
+    async def prepare_async(
+        self,
+        spec: RunSpec,
+        bundle: UserBundle | None = None,
+        pools: list[FillerPool] | None = None,
+        *,
+        windows: dict[str, int | None] | None = None,
+        write_summaries: bool = True,
+    ) -> Prepared:
+        """The plan for ``spec`` (``core.run.prepare.prepare``) with this workbench's providers and
+        caches. ``bundle`` / ``pools`` default to the stored ones; pass them when they were loaded
+        on another thread. ``windows`` overrides models' context windows."""
+        from core.run.prepare import prepare
         from storage.embeddings import SqliteEmbeddingCache
         from storage.summaries import SqliteSummaryCache
 
-        windows = {m.id: self.provider(m).context_window(m) for m in spec.models}
-        db = open_db(self.db_path)
-        try:
-            return prepare_plan(
+        bundle = bundle if bundle is not None else self.user(spec.user_id)
+        pools = pools if pools is not None else self.filler_pools()
+        with self.connection() as db:
+            return await prepare(
                 spec,
                 bundle,
                 pools,
                 self.settings,
+                provider_for=self.provider,
                 embedding_cache=SqliteEmbeddingCache(db),
                 summary_cache=SqliteSummaryCache(db),
                 windows=windows,
+                write_summaries=write_summaries,
             )
-        finally:
-            db.close()
+
+    def prepare(self, spec: RunSpec, bundle: UserBundle, pools: list[FillerPool], **options) -> PromptPlan:
+        """:meth:`prepare_async` for a thread without a running loop. It may load the embedding
+        model, so views call it from a worker thread, with the user and pools already loaded."""
+        return asyncio.run(self.prepare_async(spec, bundle, pools, **options)).plan
 
     def recorder(self):
         if self._recorder is None:
@@ -139,31 +229,17 @@ class Workbench:
             self._recorder = RunRecorder(self.db_path)
         return self._recorder
 
-    def provider(self, spec: ModelSpec):
-        if self._provider_for is not None:
-            return self._provider_for(spec)
-        from core.providers import get_provider
+    def engine(self, emit: Callable[[RunEvent], None], judges=(), *, options: EngineOptions | None = None) -> Engine:
+        return Engine(self.provider, emit, judges=judges, options=options or EngineOptions())
 
-        if spec.provider == "replay":  # served from this database's response cache (read on the UI thread)
-            from storage.runs import SqliteResponseCache
-
-            return get_provider(spec, self.settings, response_cache=SqliteResponseCache(self.db))
-        return get_provider(spec, self.settings)
-
-    def engine(self, emit: Callable[[RunEvent], None], judges=()) -> Engine:
-        return Engine(self.provider, emit, judges=judges, options=EngineOptions())
+    def cost_of(self, model: ModelSpec, input_tokens: int, output_tokens: int) -> float | None:
+        return self.provider(model).cost_usd(model, input_tokens, output_tokens)
 
     def estimate(self, spec: RunSpec, plan: PromptPlan) -> Estimate:
-        """Prompt tokens per model and the input cost where a price is known (thread-safe)."""
-        tokens = plan.total_tokens
-        rows = []
-        for m in spec.models:
-            try:
-                cost = self.provider(m).cost_usd(m, tokens, 0)
-            except Exception:  # an unknown provider has no price; the run itself will say why
-                cost = None
-            rows.append((m.id, m.is_demo, cost))
-        return Estimate(tokens, rows)
+        """Tokens per model and the cost where a price is known (thread-safe)."""
+        from core.run.estimate import estimate_run
+
+        return estimate_run(spec.models, plan, self.cost_of)
 
     # -- history of runs -----------------------------------------------------------------
     def list_runs(self, user_id: str | None = None, limit: int = 500):
@@ -238,22 +314,29 @@ class Workbench:
         self.flush()
         save_human_relevance(self.db, run_id, query_id, target_kind, target_id, relevant)
 
-    def decide_relevance(self, run, bundle: UserBundle, *, embeddings: bool = False) -> int:
-        """Run the offline deciders (gold, BM25, optionally embeddings) for a stored run's query
-        over its attribute targets (latest extraction, else gold attributes) and retrieved turns;
+    def decide_relevance(
+        self,
+        run,
+        bundle: UserBundle,
+        *,
+        embeddings: bool = False,
+        llm: str | None = None,
+        attributes: str = "latest",
+    ) -> int:
+        """Run the deciders for a stored run's query over its attribute targets and retrieved
+        turns: gold and BM25 always, embeddings and an LLM (``llm``: provider:model) when asked;
         store them (earlier machine decisions replaced, human labels kept). Returns how many.
-        Embeddings may load a model, so views call this from a worker thread: it opens its own
-        connection."""
+
+        ``attributes``: ``latest`` (the latest extraction, else the gold attributes), ``gold``,
+        ``none`` or an extraction id (``storage.analyses.UnknownExtraction`` when there is none).
+        Embeddings may load a model, so views call this from a worker thread."""
         from core.analysis import relevance as rel
-        from storage.analyses import latest_extraction, save_relevance
-        from storage.db import open_db
+        from storage.analyses import save_relevance
 
         self.flush()
-        db = open_db(self.db_path)
-        try:
+        with self.connection() as db:
             query = bundle.query(run.spec.query_id)
-            stored = latest_extraction(db, bundle.user.id)
-            attrs = [x.attribute for x in stored.extraction.attributes] if stored else list(bundle.attributes)
+            attrs, extraction_id = self._relevance_attributes(db, bundle, attributes)
             targets = rel.attribute_targets(bundle, query, run.spec.expression_type, attrs) + rel.turn_targets(
                 run.plan.retrieved
             )
@@ -266,31 +349,36 @@ class Workbench:
 
                 embed = Embedder(self.settings.embedding_model, SqliteEmbeddingCache(db)).embed
                 decisions += rel.embedding_decisions(query.text, targets, embed)
+            if llm:
+                decisions += asyncio.run(rel.llm_decisions(query.text, targets, llm, self.complete()))
             return save_relevance(
                 db,
                 run.id,
                 query.id,
                 decisions,
                 texts={(t.kind, t.id): t.text for t in targets},
-                extraction_id=stored.id if stored else None,
+                extraction_id=extraction_id,
                 replace=True,
             )
-        finally:
-            db.close()
+
+    @staticmethod
+    def _relevance_attributes(db, bundle: UserBundle, source: str) -> tuple[list, str | None]:
+        from storage.analyses import latest_extraction, load_extraction
+
+        if source == "none":
+            return [], None
+        if source != "gold":
+            stored = latest_extraction(db, bundle.user.id) if source == "latest" else load_extraction(db, source)
+            if stored is not None and stored.extraction.attributes:
+                return [x.attribute for x in stored.extraction.attributes], stored.id
+            if source != "latest":
+                return [], stored.id if stored else None
+        return list(bundle.attributes), None
 
     def close(self) -> None:
-        if getattr(self, "_closed", False):
+        if self._closed:
             return
         self._closed = True
         if self._recorder is not None:
             self._recorder.close()
         self.db.close()
-
-
-@lru_cache(maxsize=1)
-def default_models() -> tuple[str, ...]:
-    return ("demo:generic", "demo:retrieval", "demo:oracle")
-
-
-def model_specs(ids: list[str], settings: Settings, base_url: str | None = None) -> list[ModelSpec]:
-    return [ModelSpec(id=i, base_url=base_url) for i in ids]

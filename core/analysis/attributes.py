@@ -8,7 +8,7 @@
    (unknown turn ids, missing confidence …); a chunk whose output cannot be parsed is recorded
    with its raw text and error.
 3. **Filter** below a confidence threshold (paper: 0.4).
-4. **Merge near-duplicates** by agglomerative clustering (average linkage) on cosine similarity
+4. **Merge near-duplicates** by agglomerative clustering (average linkage, scipy) on cosine similarity
    of embeddings, merging while the average similarity is ≥ 0.7 (paper; all-MiniLM-L6-v2). The
    ``embed(texts) -> np.ndarray`` callable is injected (e.g. ``core.history.retrieval.Embedder(...).embed``)
    so this module never imports torch. A cluster's representative is the member closest to the
@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from core.judges.common import judge_spec, messages
-from core.judges.parsing import canonical_label, get_key, json_objects, parse_label
+from core.judges.parsing import get_key, json_objects, parse_label
 from core.judges.templates import template
 from core.model import Attribute, UserBundle, turn_ref
 from core.providers.calls import Complete
@@ -68,8 +68,8 @@ def chunk_history(
         date = f" ({s.date.isoformat()})" if s.date else ""
         lines.append((f"### Session {s.id}{date}", None))
         for i, t in enumerate(s.turns):
-            ref = turn_ref(s.id, i)
-            lines.append((f"[{ref}] {ROLE[t.role]}: {t.content}", ref))
+            turn = turn_ref(s.id, i)
+            lines.append((f"[{turn}] {ROLE[t.role]}: {t.content}", turn))
     chunks: list[Chunk] = []
     buf: list[str] = []
     refs: list[str] = []
@@ -138,7 +138,8 @@ def parse_extraction(text: str, chunk: int, valid_refs: Sequence[str]) -> tuple[
         evidence = get_key(item, "evidence", "evidence_turns", "turns") or []
         if isinstance(evidence, str):
             evidence = [evidence]
-        refs, bad = [], []
+        refs: list[str] = []
+        bad: list[str] = []
         for e in evidence if isinstance(evidence, list) else []:
             ref = str(e).strip().strip("[]")
             (refs if ref in valid else bad).append(ref)
@@ -175,30 +176,29 @@ def _confidence(value) -> tuple[float, str | None] | None:
 
 
 def cluster(vectors: np.ndarray, threshold: float = DEFAULT_THRESHOLD) -> list[list[int]]:
-    """Agglomerative clustering, average linkage on cosine similarity: merge the two clusters
-    with the highest mean pairwise similarity while it is ≥ ``threshold``. Clusters are returned
-    with members ascending, ordered by their first member (deterministic)."""
+    """Agglomerative clustering, average linkage on cosine similarity (``scipy.cluster.hierarchy``):
+    clusters merge while their mean pairwise similarity is ≥ ``threshold``. Average-linkage merge
+    heights never decrease, so cutting the tree at distance 1 − threshold is exactly that rule.
+    A zero vector is similar to nothing. Clusters are returned with members ascending, ordered
+    by their first member (deterministic)."""
     n = len(vectors)
-    if n == 0:
-        return []
+    if n < 2:
+        return [[i] for i in range(n)]
+    from scipy.cluster.hierarchy import fcluster, linkage
+    from scipy.spatial.distance import squareform
+
     v = np.asarray(vectors, dtype=np.float64)
     norms = np.linalg.norm(v, axis=1, keepdims=True)
     v = v / np.where(norms == 0, 1, norms)
-    sim = v @ v.T
-    clusters: list[list[int]] = [[i] for i in range(n)]
-    while len(clusters) > 1:
-        best, pair = -np.inf, None
-        for a in range(len(clusters)):
-            for b in range(a + 1, len(clusters)):
-                s = sim[np.ix_(clusters[a], clusters[b])].mean()
-                if s > best + 1e-12:
-                    best, pair = s, (a, b)
-        if pair is None or best < threshold:
-            break
-        a, b = pair
-        clusters[a] = sorted(clusters[a] + clusters[b])
-        del clusters[b]
-    return sorted(clusters, key=lambda c: c[0])
+    distance = np.clip(1.0 - v @ v.T, 0.0, 2.0)
+    np.fill_diagonal(distance, 0.0)
+    tree = linkage(squareform(distance, checks=False), method="average")
+    # + 1e-9: a similarity of exactly ``threshold`` merges despite float rounding of 1 − cos.
+    labels = fcluster(tree, t=1.0 - threshold + 1e-9, criterion="distance")
+    members: dict[int, list[int]] = {}
+    for i, label in enumerate(labels):
+        members.setdefault(int(label), []).append(i)
+    return sorted(members.values(), key=lambda c: c[0])
 
 
 def combined_confidence(members: Sequence[Candidate]) -> float:
@@ -369,7 +369,3 @@ async def verify(
             x.verifier_error = parsed.error
 
     await asyncio.gather(*(one(x) for x in attrs))
-
-
-def canonical_verdict(value: str) -> str | None:
-    return canonical_label(value, VERDICTS)

@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from core.text import lexical
+from core.text.words import content_stems, tokens
 
 
 @dataclass(frozen=True)
@@ -40,7 +40,7 @@ class SessionMentions:
 def _surfaces(text: str) -> tuple[Counter, dict[str, str]]:
     counts: Counter = Counter()
     surface: dict[str, str] = {}
-    for tok in lexical.tokens(text):
+    for tok in tokens(text):
         counts[tok.stem] += 1
         surface.setdefault(tok.stem, tok.surface)
     return counts, surface
@@ -60,7 +60,7 @@ def distinctive_words(
         df.update(counts.keys())
     n = max(1, len(parsed))
     limit = max(1, math.floor(max_share * n))
-    banned = lexical.content_stems(exclude) if exclude else set()
+    banned = content_stems(exclude) if exclude else set()
     out: dict[str, list[tuple[str, str]]] = {}
     for sid in focus:
         if sid not in parsed:
@@ -102,7 +102,7 @@ def evidence_mentions(
     order = list(dict.fromkeys(gold))
     order += [sid for sid, _ in sorted(best.items(), key=lambda kv: kv[1][0]) if sid not in order]
     words = distinctive_words(sessions, order, exclude=question, top=top)
-    answer_stems = {model: lexical.content_stems(text) for model, text in answers.items()}
+    answer_stems = {model: content_stems(text) for model, text in answers.items()}
     rows = []
     gold_set = set(gold)
     for sid in order:
@@ -110,10 +110,16 @@ def evidence_mentions(
         mentioned = {
             model: tuple(surf for stem, surf in pairs if stem in stems) for model, stems in answer_stems.items()
         }
-        rank, sim = best.get(sid, (None, None))
+        seen = best.get(sid)
         rows.append(
             SessionMentions(
-                sid, sid in gold_set, rank, sim, tokens_to_query.get(sid), tuple(surf for _, surf in pairs), mentioned
+                sid,
+                sid in gold_set,
+                seen[0] if seen else None,
+                seen[1] if seen else None,
+                tokens_to_query.get(sid),
+                tuple(surf for _, surf in pairs),
+                mentioned,
             )
         )
     return rows

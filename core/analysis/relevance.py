@@ -34,6 +34,7 @@ from core.metrics import binary_prf, cohen_kappa
 from core.model import Attribute, Query, UserBundle, split_turn_ref, turn_ref
 from core.plan import RetrievedTurn
 from core.providers.calls import Complete
+from core.text.words import terms
 
 DECIDERS = ("llm", "bm25", "embedding", "gold", "human")
 YES_NO = {"yes": ("y", "true", "relevant"), "no": ("n", "false", "not relevant", "irrelevant")}
@@ -105,10 +106,8 @@ def bm25_decisions(query: str, targets: Sequence[Target], ratio: float = DEFAULT
         return []
     from rank_bm25 import BM25Okapi
 
-    from core.history.retrieval import bm25_tokens
-
-    corpus = [bm25_tokens(t.text) or ["\u2205"] for t in targets]
-    scores = np.asarray(BM25Okapi(corpus).get_scores(bm25_tokens(query)), dtype=float)
+    corpus = [terms(t.text) or ["\u2205"] for t in targets]
+    scores = np.asarray(BM25Okapi(corpus).get_scores(terms(query)), dtype=float)
     best = float(scores.max()) if len(scores) else 0.0
     out = []
     for t, s in zip(targets, scores):
@@ -242,7 +241,7 @@ def agreement(decisions: Iterable[Decision], reference: str = "gold") -> list[De
             for row in table.values()
             if dec in row and reference in row and row[dec].relevant is not None and row[reference].relevant is not None
         ]
-        decided = [row[dec].relevant for row in table.values() if dec in row and row[dec].relevant is not None]
+        decided = [bool(row[dec].relevant) for row in table.values() if dec in row and row[dec].relevant is not None]
         rate = sum(decided) / len(decided) if decided else None
         if not pairs:
             out.append(DeciderAgreement(dec, reference, 0, rate, None, None, None, None))

@@ -1,35 +1,42 @@
 """Input formats: auto-detection and one entry point, :func:`load_path`.
 
-Each module in this package handles one format (see ``base.py`` for the interface). Detection
-tries them in ``FORMAT_ORDER``; ``--format`` skips detection.
+Each module in this package handles one format (see ``base.py`` for the interface) and is one
+line in :data:`FORMATS`. Detection tries them in that order; ``--format`` skips detection.
 """
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
+from types import ModuleType
 
 from core.formats.base import ImportResult
 from core.formats.errors import FormatError
 from core.formats.reading import DEFAULT_MAX_BYTES
+from core.registry import Entry, Registry
 
 #: Most specific first: a generic chat log would also "look like" several others.
-FORMAT_ORDER = ["native", "prefeval", "cupid", "locomo", "chatlog"]
+FORMATS: Registry[Entry] = Registry(
+    [
+        Entry("native", "core.formats.native", "prefscope's own bundle: one JSON file per user, or a filler pool"),
+        Entry("prefeval", "core.formats.prefeval", "PrefEval's benchmark_dataset folder, or one file from it"),
+        Entry("cupid", "core.formats.cupid", "CUPID instances (JSON, JSON Lines or a folder)"),
+        Entry("locomo", "core.formats.locomo", "LoCoMo long two-person conversations with QA"),
+        Entry("chatlog", "core.formats.chatlog", "OpenAI-style messages or ShareGPT chat logs (JSON / JSON Lines)"),
+    ]
+)
+FORMAT_ORDER = list(FORMATS)
 
 
-def format_module(name: str):
-    if name not in FORMAT_ORDER:
-        raise FormatError(name, f"unknown format; expected one of {', '.join(FORMAT_ORDER)}")
-    return importlib.import_module(f"core.formats.{name}")
+def format_module(name: str) -> ModuleType:
+    entry = FORMATS.get(name)
+    if entry is None:
+        raise FormatError(name, f"unknown format; expected one of {FORMATS.names()}")
+    return entry.load()
 
 
 def detect_format(path: Path) -> str:
     for name in FORMAT_ORDER:
-        try:
-            module = format_module(name)
-        except ModuleNotFoundError:
-            continue
-        if module.detect(path):
+        if format_module(name).detect(path):
             return name
     raise FormatError(path.name, f"cannot tell the format; pass --format ({', '.join(FORMAT_ORDER)})")
 
@@ -57,4 +64,4 @@ def load_path(
     return module.load(path, max_bytes, **options)
 
 
-__all__ = ["FORMAT_ORDER", "FormatError", "ImportResult", "detect_format", "format_module", "load_path"]
+__all__ = ["FORMATS", "FORMAT_ORDER", "FormatError", "ImportResult", "detect_format", "format_module", "load_path"]

@@ -65,8 +65,7 @@ def load(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> ImportResult:
         if isinstance(data, dict) or (isinstance(data, list) and data and _is_message(data[0])):
             records = [(None, data)]
         else:
-            expect_type(source, data, list, "")
-            records = [(f"record {i}", r) for i, r in enumerate(data)]  # type: ignore[arg-type]
+            records = [(f"record {i}", r) for i, r in enumerate(expect_type(source, data, list, ""))]
     counts = {"system": 0, "tool": 0, "parts": 0, "empty": 0}
     sessions: list[dict] = []
     seen: dict[str, str] = {}
@@ -124,7 +123,7 @@ def _session(source: str, record: str | None, rec: object, default_id: str, coun
         sid = str(own) if isinstance(own, (str, int)) and not isinstance(own, bool) and str(own).strip() else default_id
         meta = shapes.extras(rec, {key, "id", "conversation_id"})
     turns = []
-    for k, msg in enumerate(messages):  # type: ignore[arg-type]
+    for k, msg in enumerate(messages):
         turn = _turn(source, record, f"{where}[{k}]", msg, counts)
         if turn is not None:
             turns.append(turn)
@@ -140,7 +139,7 @@ def _turn(source: str, record: str | None, where: str, msg: object, counts: dict
     sharegpt = "from" in msg and "role" not in msg
     role_key, content_key = ("from", "value") if sharegpt else ("role", "content")
     role = shapes.text(source, msg, role_key, where, record)
-    lowered = role.strip().lower()  # type: ignore[union-attr]
+    lowered = role.strip().lower()
     if lowered in DROPPED_ROLES:
         counts["system" if lowered in ("system", "developer") else "tool"] += 1
         return None
@@ -167,8 +166,8 @@ def _content(source: str, record: str | None, where: str, content: object, count
                 texts.append(part)
                 continue
             expect_type(source, part, dict, f"{where}[{p}]", record)
-            if part.get("type", "text") == "text" and isinstance(part.get("text"), str):  # type: ignore[union-attr]
-                texts.append(part["text"])  # type: ignore[index]
+            if part.get("type", "text") == "text" and isinstance(part.get("text"), str):
+                texts.append(part["text"])
             else:
                 counts["parts"] += 1
         return "\n\n".join(texts)

@@ -22,6 +22,7 @@ kept verbatim in ``meta`` (instance-level in ``User.meta["extra"]``, session-lev
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -30,10 +31,10 @@ from core.formats import shapes
 from core.formats.base import ImportResult
 from core.formats.errors import FormatError, from_validation
 from core.formats.reading import DEFAULT_MAX_BYTES, expect_type
-from core.model import Preference, Query, Session, Turn, UserBundle
+from core.model import InstanceType, Preference, Query, Session, Turn, UserBundle
 
 NAME = "cupid"
-INSTANCE_TYPES = ("consistent", "contrastive", "changing")
+INSTANCE_TYPES: tuple[InstanceType, ...] = ("consistent", "contrastive", "changing")
 INSTANCE_KEYS = frozenset(
     {
         "id",
@@ -91,7 +92,7 @@ def load(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> ImportResult:
     return result
 
 
-def _instances(f: Path, source: str, max_bytes: int) -> list[tuple[str, object]]:
+def _instances(f: Path, source: str, max_bytes: int) -> Sequence[tuple[str | None, object]]:
     """(label for messages, raw instance) pairs from one file."""
     try:
         records = shapes.load_records(f, max_bytes)
@@ -99,21 +100,20 @@ def _instances(f: Path, source: str, max_bytes: int) -> list[tuple[str, object]]
         raise shapes.renamed(exc, source) from exc
     label, data = records[0]
     if label is not None:  # JSON Lines
-        return records  # type: ignore[return-value]
+        return records
     if isinstance(data, dict) and "instances" in data:
-        data = shapes.get(source, data, "instances", list, "", None)
-        return [(f"instances[{i}]", r) for i, r in enumerate(data)]  # type: ignore[arg-type]
+        instances = shapes.get(source, data, "instances", list, "", None)
+        return [(f"instances[{i}]", r) for i, r in enumerate(instances)]
     if isinstance(data, dict):
         return [("", data)]  # one instance per file, as CUPID's generation pipeline writes them
-    expect_type(source, data, list, "")
-    return [(f"record {i}", r) for i, r in enumerate(data)]  # type: ignore[arg-type]
+    return [(f"record {i}", r) for i, r in enumerate(expect_type(source, data, list, ""))]
 
 
 def _norm(text: str | None) -> str:
     return " ".join((text or "").split()).casefold()
 
 
-def _bundle(source: str, label: str, rec: object, seen: dict[str, str]) -> UserBundle:
+def _bundle(source: str, label: str | None, rec: object, seen: dict[str, str]) -> UserBundle:
     record = label or None
     expect_type(source, rec, dict, "", record)
     assert isinstance(rec, dict)
@@ -121,15 +121,15 @@ def _bundle(source: str, label: str, rec: object, seen: dict[str, str]) -> UserB
     if not persona_id:
         raise FormatError(source, "expected a non-empty id, got ''", record=record, path="persona_id")
     persona = shapes.text(source, rec, "persona", "", record, required=False) or ""
-    kind = shapes.text(source, rec, "instance_type", "", record)
-    if kind.strip().lower() not in INSTANCE_TYPES:  # type: ignore[union-attr]
+    given = shapes.text(source, rec, "instance_type", "", record)
+    kind = next((t for t in INSTANCE_TYPES if t == given.strip().lower()), None)
+    if kind is None:
         raise FormatError(
             source,
-            f"expected 'consistent', 'contrastive' or 'changing', got {kind!r}",
+            f"expected 'consistent', 'contrastive' or 'changing', got {given!r}",
             record=record,
             path="instance_type",
         )
-    kind = kind.strip().lower()  # type: ignore[union-attr]
     request = shapes.text(source, rec, "current_request", "", record, non_empty=True)
     factor = shapes.text(source, rec, "current_context_factor", "", record)
     preference = shapes.text(source, rec, "current_contextual_preference", "", record, non_empty=True)
@@ -153,7 +153,7 @@ def _bundle(source: str, label: str, rec: object, seen: dict[str, str]) -> UserB
 
     pid = f"{uid}-current"
     sessions, evidence = [], []
-    for k, inter in enumerate(interactions):  # type: ignore[arg-type]
+    for k, inter in enumerate(interactions):
         session = _session(source, record, f"prior_interactions[{k}]", f"{uid}-s{k + 1:02d}", inter)
         if _norm(session.context_factor) == _norm(factor) and _norm(session.contextual_preference) == _norm(preference):
             session.preference_ids.append(pid)
@@ -201,7 +201,7 @@ def _session(source: str, record: str | None, where: str, sid: str, inter: objec
             source, "expected at least one message, got an empty array", record=record, path=f"{where}.dialogue"
         )
     turns = []
-    for t, msg in enumerate(dialogue):  # type: ignore[arg-type]
+    for t, msg in enumerate(dialogue):
         at = f"{where}.dialogue[{t}]"
         expect_type(source, msg, dict, at, record)
         shapes.text(source, msg, "content", at, record)  # the role is checked (and worded) by the model

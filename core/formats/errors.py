@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from pydantic import ValidationError
+from pydantic_core import ErrorDetails
 
 #: A model validator's message that starts with the field it is about: "sessions[2].id: …".
 _HEAD = re.compile(r"^((?:\[\d+\]|[A-Za-z_]\w*)(?:\.[A-Za-z_]\w*|\[\d+\])*): (.+)$", re.S)
@@ -37,7 +38,7 @@ def join_path(loc: tuple | list) -> str:
     return out
 
 
-def describe(error: dict) -> str:
+def describe(error: ErrorDetails) -> str:
     """One pydantic error dict -> 'expected …, got …' in plain words."""
     kind = error.get("type", "")
     given = error.get("input")

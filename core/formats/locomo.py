@@ -134,7 +134,7 @@ class _Sample:
         expect_type(source, raw, dict, "", record)
         assert isinstance(raw, dict)
         self.raw = raw
-        self.conv: dict = shapes.get(source, raw, "conversation", dict, "", record)  # type: ignore[assignment]
+        self.conv: dict = shapes.get(source, raw, "conversation", dict, "", record)
         a = shapes.text(source, self.conv, "speaker_a", "conversation", record, non_empty=True)
         b = shapes.text(source, self.conv, "speaker_b", "conversation", record, non_empty=True)
         self.user, self.other = (a, b) if user_speaker == "a" else (b, a)
@@ -170,9 +170,10 @@ class _Sample:
     # -- sessions -------------------------------------------------------------------------------
     def _sessions(self) -> list[dict]:
         numbers = sorted(int(m.group(1)) for k in self.conv if (m := _SESSION_KEY.match(k)))
-        summaries = self.raw.get("session_summary") if isinstance(self.raw.get("session_summary"), dict) else {}
-        events = self.raw.get("event_summary") if isinstance(self.raw.get("event_summary"), dict) else {}
-        out, undated = [], 0
+        summaries = _object_or_empty(self.raw.get("session_summary"))
+        events = _object_or_empty(self.raw.get("event_summary"))
+        out: list[dict] = []
+        undated = 0
         for n in numbers:
             key = f"session_{n}"
             turns_raw = shapes.get(self.source, self.conv, key, list, "conversation", self.record)
@@ -189,7 +190,7 @@ class _Sample:
                 meta["summary"] = summaries[f"{key}_summary"]
             if f"events_{key}" in events:
                 meta["events"] = events[f"events_{key}"]
-            turns, images = self._turns(key, sid, turns_raw)  # type: ignore[arg-type]
+            turns, images = self._turns(key, sid, turns_raw)
             if images:
                 meta["images"] = images
             out.append(
@@ -200,7 +201,8 @@ class _Sample:
         return out
 
     def _turns(self, key: str, sid: str, items: list) -> tuple[list[dict], dict]:
-        turns, images = [], {}
+        turns: list[dict] = []
+        images: dict[str, dict] = {}
         for t, item in enumerate(items):
             where = f"conversation.{key}[{t}]"
             expect_type(self.source, item, dict, where, self.record)
@@ -224,7 +226,7 @@ class _Sample:
             extra = shapes.extras(item, {"speaker", "dia_id", "text"})
             if extra:
                 images[dia_id] = extra
-            self.refs[dia_id] = turn_ref(sid, len(turns))  # type: ignore[arg-type]
+            self.refs[dia_id] = turn_ref(sid, len(turns))
             turns.append(
                 {"role": "user" if speaker == self.user else "assistant", "content": content, "source_id": dia_id}
             )
@@ -247,8 +249,9 @@ class _Sample:
 
     def _queries(self) -> list[dict]:
         qa = shapes.get(self.source, self.raw, "qa", list, "", self.record, required=False, default=[])
-        out, dropped = [], []
-        for k, item in enumerate(qa):  # type: ignore[arg-type]
+        out: list[dict] = []
+        dropped: list[str] = []
+        for k, item in enumerate(qa):
             where = f"qa[{k}]"
             expect_type(self.source, item, dict, where, self.record)
             question = shapes.text(self.source, item, "question", where, self.record, non_empty=True)
@@ -289,7 +292,9 @@ class _Sample:
         obs = self.raw.get("observation")
         if not isinstance(obs, dict):
             return []
-        out, dropped, skipped = [], [], 0
+        out: list[dict] = []
+        dropped: list[str] = []
+        skipped = 0
         for n, key in enumerate(sorted(obs, key=_session_order)):
             per_speaker = obs[key]
             items = per_speaker.get(self.user) if isinstance(per_speaker, dict) else None
@@ -329,6 +334,11 @@ class _Sample:
 
     def _where(self) -> str:
         return f"{self.source}: {self.record}" if self.record else self.source
+
+
+def _object_or_empty(value: object) -> dict:
+    """An optional JSON object of the sample (summaries, events): absent or malformed reads as empty."""
+    return value if isinstance(value, dict) else {}
 
 
 def _session_order(key: str) -> int:

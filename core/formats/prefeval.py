@@ -47,7 +47,7 @@ from core.formats import shapes
 from core.formats.base import ImportResult
 from core.formats.errors import FormatError, from_validation
 from core.formats.reading import DEFAULT_MAX_BYTES, expect_type
-from core.model import MCQ_LETTERS, FillerPool, Preference, Query, Session, Turn, UserBundle
+from core.model import MCQ_LETTERS, FillerPool, Preference, Query, Role, Session, Turn, UserBundle
 
 NAME = "prefeval"
 
@@ -63,6 +63,8 @@ INTER_TURNS = "filtered_inter_turns.json"
 FILLER_ID = "prefeval-inter-turns"
 CHOICE_KEYS = ("query", "assistant_options", "user_selection", "assistant_acknowledgment")
 CHOICE_ROLES = ("user", "assistant", "user", "assistant")
+#: The roles a filler conversation keeps; other messages (system, tool) are dropped.
+ROLES: tuple[Role, ...] = ("user", "assistant")
 #: Below this word-level similarity two preference texts are different preferences.
 SAME_PREFERENCE = 0.8
 
@@ -96,15 +98,14 @@ def load(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> ImportResult:
         return _load_folder(_root(path), max_bytes)
     if path.name == INTER_TURNS:
         return _load_inter_turns(path, path.name, max_bytes)
-    data = shapes.load_json(path, max_bytes)
-    expect_type(path.name, data, list, "")
+    data = expect_type(path.name, shapes.load_json(path, max_bytes), list, "")
     form = FORM_DIRS.get(f"{path.parent.parent.name}/{path.parent.name}") or FORM_DIRS.get(path.parent.name)
     if form is None:
-        form = _form_from_keys(path.name, data)  # type: ignore[arg-type]
+        form = _form_from_keys(path.name, data)
     if form == "filler":
-        return _inter_turns(path.name, data)  # type: ignore[arg-type]
+        return _inter_turns(path.name, data)
     result = ImportResult(format=NAME)
-    result.bundles = _topic_bundles(path.stem, {form: (path.name, data)}, result.notes)  # type: ignore[dict-item]
+    result.bundles = _topic_bundles(path.stem, {form: (path.name, data)}, result.notes)
     if form == "mcq":
         result.notes.append(f"{path.name}: only the MCQ file was given, so the users have no expression sessions")
     return result
@@ -121,8 +122,7 @@ def _load_folder(root: Path, max_bytes: int) -> ImportResult:
                 data = shapes.load_json(f, max_bytes)
             except FormatError as exc:  # name the file by its folder: every form has a <topic>.json
                 raise shapes.renamed(exc, source) from exc
-            expect_type(source, data, list, "")
-            topics.setdefault(f.stem, {})[form] = (source, data)  # type: ignore[assignment]
+            topics.setdefault(f.stem, {})[form] = (source, expect_type(source, data, list, ""))
     for topic in sorted(topics):
         result.bundles += _topic_bundles(topic, topics[topic], result.notes)
     if (root / INTER_TURNS).is_file():
@@ -211,7 +211,7 @@ def _parse_record(form: str, source: str, rec: object, i: int) -> dict:
     elif form == "choice-based":
         conv = shapes.get(source, rec, "conversation", dict, "", record)
         out["turns"] = [
-            (role, shapes.text(source, conv, key, "conversation", record))  # type: ignore[arg-type]
+            (role, shapes.text(source, conv, key, "conversation", record))
             for key, role in zip(CHOICE_KEYS, CHOICE_ROLES)
         ]
         out["meta"] = {
@@ -239,8 +239,8 @@ def _persona_turns(source: str, record: str, conv: dict) -> list[tuple[str, str]
     for key in sorted(conv, key=int):
         where = f"conversation.{key}"
         pair = shapes.get(source, conv, key, dict, "conversation", record)
-        turns.append(("user", shapes.text(source, pair, "user", where, record)))  # type: ignore[arg-type]
-        reply = shapes.text(source, pair, "assistant", where, record, required=False)  # type: ignore[arg-type]
+        turns.append(("user", shapes.text(source, pair, "user", where, record)))
+        reply = shapes.text(source, pair, "assistant", where, record, required=False)
         if reply is not None:
             turns.append(("assistant", reply))
     return turns
@@ -288,7 +288,7 @@ def _bundle(topic: str, i: int, parsed: dict[str, dict], sources: dict[str, str]
             [Turn(role="user", content=rec["preference"])]
             if form == "explicit"
             else [Turn(role=role, content=content) for role, content in rec["turns"]]
-        )  # type: ignore[arg-type]
+        )
         sid = f"{uid}-{form}"
         meta = {"prefeval_form": form, "prefeval_file": sources[form], **rec.get("meta", {})}
         if rec["preference"] != text:
@@ -347,9 +347,7 @@ def _mcq(uid: str, pid: str, i: int, rec: dict) -> Query:
 
 # -- filler --------------------------------------------------------------------------------------
 def _load_inter_turns(path: Path, source: str, max_bytes: int) -> ImportResult:
-    data = shapes.load_json(path, max_bytes)
-    expect_type(source, data, list, "")
-    return _inter_turns(source, data)  # type: ignore[arg-type]
+    return _inter_turns(source, expect_type(source, shapes.load_json(path, max_bytes), list, ""))
 
 
 def _inter_turns(source: str, data: list) -> ImportResult:
@@ -365,27 +363,28 @@ def _inter_turns(source: str, data: list) -> ImportResult:
             raise FormatError(
                 source, f"duplicate id {cid!r} (also record {seen[cid]})", record=record, path="conversation_id"
             )
-        seen[cid] = j  # type: ignore[index]
+        seen[cid] = j
         messages = shapes.get(source, rec, "conversation", list, "", record)
         turns: list[Turn] = []
-        for k, msg in enumerate(messages):  # type: ignore[arg-type]
+        for k, msg in enumerate(messages):
             where = f"conversation[{k}]"
             expect_type(source, msg, dict, where, record)
-            role = shapes.text(source, msg, "role", where, record)
+            given = shapes.text(source, msg, "role", where, record)
             content = shapes.text(source, msg, "content", where, record)
-            if role not in ("user", "assistant"):
+            role = next((r for r in ROLES if r == given), None)
+            if role is None:
                 dropped += 1
                 continue
             if turns and turns[-1].role == role:
                 turns[-1] = Turn(role=role, content=f"{turns[-1].content}\n\n{content}")
                 merged += 1
                 continue
-            turns.append(Turn(role=role, content=content))  # type: ignore[arg-type]
+            turns.append(Turn(role=role, content=content))
         if not turns:
             skipped += 1
             continue
         meta = shapes.extras(rec, {"conversation_id", "conversation"})
-        sessions.append(Session(id=cid, kind="filler", turns=turns, meta=meta))  # type: ignore[arg-type]
+        sessions.append(Session(id=cid, kind="filler", turns=turns, meta=meta))
     if dropped:
         result.notes.append(f"{source}: dropped {dropped} message(s) whose role is neither user nor assistant")
     if merged:

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TypeVar, overload
 
 from core.formats.errors import FormatError
 
 #: Files above this are refused unless the caller raises the limit (``--max-mb``).
 DEFAULT_MAX_BYTES = 200 * 1024 * 1024
+
+T = TypeVar("T")
 
 
 def read_text(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> str:
@@ -45,13 +48,20 @@ def read_json(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> object:
         raise FormatError(path.name, "JSON is nested too deeply to read") from exc
 
 
+@overload
+def expect_type(source: str, value: object, kind: type[T], where: str, record: str | None = None) -> T: ...
+@overload
+def expect_type(
+    source: str, value: object, kind: tuple[type, ...], where: str, record: str | None = None
+) -> object: ...
 def expect_type(
     source: str, value: object, kind: type | tuple[type, ...], where: str, record: str | None = None
-) -> None:
-    """Raise a FormatError naming the place when ``value`` is not of the expected JSON type."""
+) -> object:
+    """``value`` itself, typed as ``kind``; a FormatError naming the place when it is not of that JSON type."""
     if not isinstance(value, kind):
         names = " or ".join(_json_name(k) for k in (kind if isinstance(kind, tuple) else (kind,)))
         raise FormatError(source, f"expected {names}, got {_json_name(type(value))}", record=record, path=where or None)
+    return value
 
 
 def _json_name(t: type) -> str:

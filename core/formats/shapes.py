@@ -9,8 +9,9 @@ are re-based onto the input path with ``prefix``.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TypeVar
+from typing import Literal, TypeVar, overload
 
 from pydantic import BaseModel, ValidationError
 
@@ -18,6 +19,7 @@ from core.formats.errors import FormatError, from_validation
 from core.formats.reading import DEFAULT_MAX_BYTES, _json_name, expect_type, read_json, read_text
 
 M = TypeVar("M", bound=BaseModel)
+T = TypeVar("T")
 _MISSING = object()
 
 
@@ -52,25 +54,65 @@ def renamed(err: FormatError, source: str) -> FormatError:
     return FormatError(source, err.detail, record=err.record, path=err.path)
 
 
-def load_records(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> list[tuple[str | None, object]]:
+def load_records(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> Sequence[tuple[str | None, object]]:
     """A .jsonl file's lines (labelled ``line N``), or a .json file's whole value (label None).
 
     A ``.json`` file that is really JSON Lines (one object per line) is read as JSONL.
     """
     if path.suffix.lower() == ".jsonl":
-        return load_lines(path, max_bytes)  # type: ignore[return-value]
+        return load_lines(path, max_bytes)
     try:
         return [(None, load_json(path, max_bytes))]
     except FormatError as original:
         body = read_text(path, max_bytes).strip()
         if "\n" in body and body.startswith("{"):
             try:
-                return load_lines(path, max_bytes)  # type: ignore[return-value]
+                return load_lines(path, max_bytes)
             except FormatError:
                 pass
         raise original
 
 
+# A required field has the type asked for; an optional one may also be its default (None unless given).
+@overload
+def get(
+    source: str,
+    obj: dict,
+    key: str,
+    kind: type[T],
+    where: str,
+    record: str | None,
+    *,
+    required: Literal[True] = True,
+) -> T: ...
+@overload
+def get(
+    source: str, obj: dict, key: str, kind: type[T], where: str, record: str | None, *, required: bool, default: T
+) -> T: ...
+@overload
+def get(
+    source: str,
+    obj: dict,
+    key: str,
+    kind: type[T],
+    where: str,
+    record: str | None,
+    *,
+    required: bool,
+    default: None = None,
+) -> T | None: ...
+@overload
+def get(
+    source: str,
+    obj: dict,
+    key: str,
+    kind: tuple[type, ...],
+    where: str,
+    record: str | None,
+    *,
+    required: bool = True,
+    default: object = None,
+) -> object: ...
 def get(
     source: str,
     obj: dict,
@@ -99,6 +141,21 @@ def get(
     return value
 
 
+@overload
+def text(
+    source: str,
+    obj: dict,
+    key: str,
+    where: str,
+    record: str | None,
+    *,
+    required: Literal[True] = True,
+    non_empty: bool = False,
+) -> str: ...
+@overload
+def text(
+    source: str, obj: dict, key: str, where: str, record: str | None, *, required: bool, non_empty: bool = False
+) -> str | None: ...
 def text(
     source: str, obj: dict, key: str, where: str, record: str | None, *, required: bool = True, non_empty: bool = False
 ) -> str | None:
@@ -107,7 +164,7 @@ def text(
         raise FormatError(
             source, "expected a non-empty string, got ''", record=record, path=f"{where}.{key}" if where else key
         )
-    return value  # type: ignore[return-value]
+    return value
 
 
 def string_list(
@@ -115,9 +172,9 @@ def string_list(
 ) -> list[str]:
     value = get(source, obj, key, list, where, record, required=required, default=[])
     path = f"{where}.{key}" if where else key
-    for i, item in enumerate(value):  # type: ignore[arg-type]
+    for i, item in enumerate(value):
         expect_type(source, item, str, f"{path}[{i}]", record)
-    return list(value)  # type: ignore[arg-type]
+    return list(value)
 
 
 def build(model: type[M], raw: dict, source: str, record: str | None, prefix: str = "") -> M:

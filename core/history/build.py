@@ -95,12 +95,13 @@ def _resolve_query(bundle: UserBundle, query: Query | str | None) -> Query | Non
 def resolve_expression_type(
     bundle: UserBundle, expression_type: int | None, cfg: ContextConfig, notes: list[str]
 ) -> int | None:
-    """The expression type the context uses (the first one when none is given; None when untyped)."""
+    """The expression type the context uses (the most implicit one present when none is given, as
+    the TUI and the CLI choose; None when untyped)."""
     types = bundle.expression_types()
     typed = types != [0]
     if typed and expression_type is None:
-        notes.append(f"no expression type given; using type {types[0]}")
-        return types[0]
+        notes.append(f"no expression type given; using type {types[-1]}")
+        return types[-1]
     if typed and expression_type not in types and cfg.name not in ("full", "none", "custom"):
         raise ContextError(f"user {bundle.user.id!r} has no expression type {expression_type}; it has {types}")
     if not typed and expression_type not in (None, 0):

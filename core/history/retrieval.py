@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -27,6 +26,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from core.plan import RetrievedTurn
+from core.text.words import terms
 
 if TYPE_CHECKING:
     from core.history.types import BuiltContext
@@ -180,31 +180,6 @@ class Embedder:
         )
 
 
-# -- BM25 ---------------------------------------------------------------------------------------
-
-_STOPWORDS = frozenset(
-    "a an and are as at be but by can could do does for from had has have how i i'm if in into is it its "
-    "me my of on or our so that the their them then there these they this to was we what when where which "
-    "who will with would you your should about any some just get go out want take also please been than too "
-    "very all more one us am not no yes here".split()
-)
-
-
-def _light_stem(word: str) -> str:
-    """Plural/possessive folding only ("restaurants" -> "restaurant"); no full stemmer."""
-    if word.endswith("'s"):
-        word = word[:-2]
-    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        word = word[:-1]
-    return word
-
-
-def bm25_tokens(text: str) -> list[str]:
-    """Lower-cased words without common function words, plurals folded (prefscope's choice)."""
-    words = re.findall(r"[a-z0-9]+(?:'[a-z]+)?", text.lower().replace("’", "'"))
-    return [_light_stem(w) for w in words if w not in _STOPWORDS]
-
-
 # -- retrieval ----------------------------------------------------------------------------------
 
 
@@ -230,8 +205,9 @@ def rank_units(
     else:
         from rank_bm25 import BM25Okapi
 
-        corpus = [bm25_tokens(u.text) or ["\u2205"] for u in units]
-        scores = np.asarray(BM25Okapi(corpus).get_scores(bm25_tokens(query)), dtype=np.float64)
+        # BM25 terms: the stemmed content words of the one tokenizer (core.text.words)
+        corpus = [terms(u.text) or ["\u2205"] for u in units]
+        scores = np.asarray(BM25Okapi(corpus).get_scores(terms(query)), dtype=np.float64)
     k = min(k, len(units))
     # stable: highest score first, earlier unit first on ties
     order = np.lexsort((np.arange(len(units)), -scores))[:k]

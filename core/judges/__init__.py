@@ -19,24 +19,77 @@ output, parsed value and ``parse_ok``; see :mod:`core.judges.base`.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from core.registry import Entry, Registry
 
 if TYPE_CHECKING:
     from core.judges.base import Judge
     from core.settings import Settings
 
-#: judge name -> one-line description (the TUI and CLI list these).
-JUDGE_CHOICES: dict[str, str] = {
-    "demo:heuristic": "Offline word-overlap scores for the RealPref dimensions (heuristic, not an LLM).",
-    "choice": "MCQ / true-false accuracy from the parsed answer (no model call).",
-    "rubric": "RealPref rubric: awareness, alignment, quality 1–5, one LLM call each (000 App. B.2).",
-    "checklist": "CUPID 1–10 preference score with the checklist (003 Fig. 16).",
-    "matching": "CUPID preference matching of an inferred preference: P/R/F1 (003 §2.3).",
-    "taxonomy": "PrefEval error type from four yes/no checks (prompts ours).",
-    "personalization": "Re-Centering: personalised vs generic response, 1–5 (004 §6).",
-}
-LLM_KINDS = ("rubric", "checklist", "matching", "taxonomy", "personalization", "pairwise")
+
+@dataclass(frozen=True)
+class JudgeKind(Entry):
+    #: An LLM judge: built with a judge model id (``<kind>:<model id>``).
+    needs_model: bool = True
+    #: Scores one answer (False: pairwise, which compares two and has its own command).
+    per_response: bool = True
+
+
+#: One line per judge: name, class, description. Listed in this order by the TUI and CLI.
+JUDGES: Registry[JudgeKind] = Registry(
+    [
+        JudgeKind(
+            "demo:heuristic",
+            "core.judges.heuristic:HeuristicJudge",
+            "Offline word-overlap scores for the RealPref dimensions (heuristic, not an LLM).",
+            needs_model=False,
+        ),
+        JudgeKind(
+            "choice",
+            "core.judges.choice:ChoiceJudge",
+            "MCQ / true-false accuracy from the parsed answer (no model call).",
+            needs_model=False,
+        ),
+        JudgeKind(
+            "rubric",
+            "core.judges.rubric:RubricJudge",
+            "RealPref rubric: awareness, alignment, quality 1–5, one LLM call each (000 App. B.2).",
+        ),
+        JudgeKind(
+            "checklist",
+            "core.judges.checklist:ChecklistJudge",
+            "CUPID 1–10 preference score with the checklist (003 Fig. 16).",
+        ),
+        JudgeKind(
+            "matching",
+            "core.judges.preference_matching:PreferenceMatchingJudge",
+            "CUPID preference matching of an inferred preference: P/R/F1 (003 §2.3).",
+        ),
+        JudgeKind(
+            "taxonomy",
+            "core.judges.taxonomy:TaxonomyJudge",
+            "PrefEval error type from four yes/no checks (prompts ours).",
+        ),
+        JudgeKind(
+            "personalization",
+            "core.judges.personalization:PersonalizationJudge",
+            "Re-Centering: personalised vs generic response, 1–5 (004 §6).",
+        ),
+        JudgeKind(
+            "pairwise",
+            "core.judges.pairwise:PairwiseJudge",
+            "InterPref pass and win rate of two answers (`prefscope pairwise`).",
+            per_response=False,
+        ),
+    ],
+    aliases={"heuristic": "demo:heuristic"},
+)
 HEURISTIC = "demo:heuristic"
+#: judge name -> one-line description (the TUI and CLI list these).
+JUDGE_CHOICES: dict[str, str] = {k.name: k.description for k in JUDGES.values() if k.per_response}
+LLM_KINDS = tuple(k.name for k in JUDGES.values() if k.needs_model)
 
 
 class JudgeSpecError(ValueError):
@@ -45,58 +98,32 @@ class JudgeSpecError(ValueError):
 
 def parse_judge(text: str, default_model: str | None = None) -> tuple[str, str | None]:
     """``(kind, judge model id or None)`` of a judge string; raises :class:`JudgeSpecError`."""
-    s = text.strip()
-    if s in (HEURISTIC, "heuristic"):
-        return "heuristic", None
-    if s == "choice":
-        return "choice", None
-    kind, _, model = s.partition(":")
-    kind = kind.strip().lower()
-    if kind not in LLM_KINDS:
+    whole = JUDGES.find(text)
+    if whole is not None and not whole.needs_model:
+        return ("heuristic" if whole.name == HEURISTIC else whole.name), None
+    kind, _, model = text.strip().partition(":")
+    entry = JUDGES.find(kind)
+    if entry is None or not entry.needs_model:
         known = ", ".join([HEURISTIC, "choice", *(f"{k}:<model>" for k in LLM_KINDS)])
         raise JudgeSpecError(f"unknown judge {text!r}; expected one of {known}")
-    model = model.strip() or default_model
+    model = model.strip() or default_model or ""
     if not model or model == HEURISTIC or ":" not in model:
         raise JudgeSpecError(
-            f"judge {text!r} needs a judge model: write {kind}:<provider>:<model>, "
-            f"e.g. {kind}:openai:gpt-4o-mini (or set `judge` in the config to a model id)"
+            f"judge {text!r} needs a judge model: write {entry.name}:<provider>:<model>, "
+            f"e.g. {entry.name}:openai:gpt-4o-mini (or set `judge` in the config to a model id)"
         )
-    return kind, model
+    return entry.name, model
 
 
 def make_judge(text: str, default_model: str | None = None) -> Judge:
     kind, model = parse_judge(text, default_model)
-    if kind == "heuristic":
-        from core.judges.heuristic import HeuristicJudge
-
-        return HeuristicJudge()
-    if kind == "choice":
-        from core.judges.choice import ChoiceJudge
-
-        return ChoiceJudge()
-    if kind == "rubric":
-        from core.judges.rubric import RubricJudge
-
-        return RubricJudge(model)
-    if kind == "checklist":
-        from core.judges.checklist import ChecklistJudge
-
-        return ChecklistJudge(model)
-    if kind == "matching":
-        from core.judges.preference_matching import PreferenceMatchingJudge
-
-        return PreferenceMatchingJudge(model)
-    if kind == "taxonomy":
-        from core.judges.taxonomy import TaxonomyJudge
-
-        return TaxonomyJudge(model)
-    if kind == "personalization":
-        from core.judges.personalization import PersonalizationJudge
-
-        return PersonalizationJudge(model)
-    raise JudgeSpecError(
-        f"{kind!r} judges two responses at once and cannot run per response; use core.judges.pairwise.PairwiseJudge"
-    )
+    entry = JUDGES[HEURISTIC if kind == "heuristic" else kind]
+    if not entry.per_response:
+        raise JudgeSpecError(
+            f"{kind!r} judges two responses at once and cannot run per response; use core.judges.pairwise.PairwiseJudge"
+        )
+    cls = entry.load()
+    return cls(model) if entry.needs_model else cls()
 
 
 def judges_for(spec, settings: Settings | None = None) -> list[Judge]:
@@ -119,4 +146,13 @@ def judges_for(spec, settings: Settings | None = None) -> list[Judge]:
     return out
 
 
-__all__ = ["HEURISTIC", "JUDGE_CHOICES", "LLM_KINDS", "JudgeSpecError", "judges_for", "make_judge", "parse_judge"]
+__all__ = [
+    "HEURISTIC",
+    "JUDGES",
+    "JUDGE_CHOICES",
+    "LLM_KINDS",
+    "JudgeSpecError",
+    "judges_for",
+    "make_judge",
+    "parse_judge",
+]

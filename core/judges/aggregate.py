@@ -9,23 +9,25 @@ Rules every aggregate in prefscope follows (and these helpers enforce):
 - parse failures carry no score: they are counted (``failed``), never read as 0;
 - different judge models, prompt versions and dimensions are separate groups.
 
-Helpers accept anything with the Judgment attributes (``core.judges.base.Judgment`` or the
-stored rows of ``storage.runs.StoredJudgment``).
+Helpers accept anything with the Judgment attributes (``core.judges.base.Judgment``, the stored
+rows of ``storage.runs.StoredJudgment`` or ``core.analysis.report.JudgmentRow``). The tables of
+``prefscope report`` (:mod:`core.analysis.report`) are built on :func:`score_summary` and
+:func:`agreement`.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from core.metrics import bootstrap_ci, cohen_kappa, spearman
 
 Source = Literal["llm", "heuristic", "human"]
 
 
-def source_of(j) -> Source:
+def source_of(j: Any) -> Source:
     if getattr(j, "human", False):
         return "human"
     if getattr(j, "heuristic", False):
@@ -33,9 +35,29 @@ def source_of(j) -> Source:
     return "llm"
 
 
-def only(judgments: Iterable, source: Source = "llm") -> list:
+def only(judgments: Iterable[Any], source: Source = "llm") -> list[Any]:
     """Judgments of one source. The default keeps LLM judges only: heuristic and human are out."""
     return [j for j in judgments if source_of(j) == source]
+
+
+@dataclass(frozen=True)
+class ScoreSummary:
+    #: Judgments with a score; ``failed`` = parse failures (no score, never read as 0).
+    n: int
+    failed: int
+    mean: float | None
+    #: BCa bootstrap 95% interval (:func:`core.metrics.bootstrap_ci`, seed 0).
+    ci_low: float | None
+    ci_high: float | None
+
+
+def score_summary(judgments: Iterable[Any]) -> ScoreSummary:
+    """n, failures, mean and its bootstrap 95% interval of ONE group of judgments (the caller
+    keeps sources apart)."""
+    js = list(judgments)
+    scores = [j.score for j in js if j.parse_ok and j.score is not None]
+    lo, hi = bootstrap_ci(scores)
+    return ScoreSummary(len(scores), len(js) - len(scores), sum(scores) / len(scores) if scores else None, lo, hi)
 
 
 @dataclass(frozen=True)
@@ -52,30 +74,16 @@ class Group:
     ci_high: float | None
 
 
-def summarize(judgments: Iterable, source: Source = "llm") -> list[Group]:
+def summarize(judgments: Iterable[Any], source: Source = "llm") -> list[Group]:
     """Mean score (with a bootstrap 95% interval) per kind × dimension × judge model × prompt
     version, within ONE source. Failures are counted in ``failed``."""
-    groups: dict[tuple, list] = defaultdict(list)
+    groups: dict[tuple[str, str, str, str], list[Any]] = defaultdict(list)
     for j in only(judgments, source):
         groups[(j.kind, j.dimension, j.judge_model, j.prompt_version)].append(j)
     out = []
     for (kind, dim, model, version), js in sorted(groups.items()):
-        scores = [j.score for j in js if j.parse_ok and j.score is not None]
-        lo, hi = bootstrap_ci(scores)
-        out.append(
-            Group(
-                kind,
-                dim,
-                model,
-                version,
-                source,
-                len(scores),
-                len(js) - len(scores),
-                sum(scores) / len(scores) if scores else None,
-                lo,
-                hi,
-            )
-        )
+        s = score_summary(js)
+        out.append(Group(kind, dim, model, version, source, s.n, s.failed, s.mean, s.ci_low, s.ci_high))
     return out
 
 
@@ -86,7 +94,11 @@ class Agreement:
     spearman: float | None
 
 
-def agreement(a: Iterable, b: Iterable, *, key=lambda j: (j.response_id, j.kind, j.dimension)) -> Agreement:
+def _item(j: Any) -> Hashable:
+    return (j.response_id, j.kind, j.dimension)
+
+
+def agreement(a: Iterable[Any], b: Iterable[Any], *, key: Callable[[Any], Hashable] = _item) -> Agreement:
     """Agreement between two sets of judgments (e.g. human vs an LLM judge) on the items both
     scored successfully, matched by ``key`` (default: response, kind, dimension)."""
     left = {key(j): j.score for j in a if j.parse_ok and j.score is not None}
@@ -94,6 +106,4 @@ def agreement(a: Iterable, b: Iterable, *, key=lambda j: (j.response_id, j.kind,
     common = sorted(set(left) & set(right), key=repr)
     xs = [left[k] for k in common]
     ys = [right[k] for k in common]
-    return Agreement(
-        len(common), cohen_kappa(xs, ys) if common else None, spearman(xs, ys) if len(common) > 1 else None
-    )
+    return Agreement(len(common), cohen_kappa(xs, ys), spearman(xs, ys))

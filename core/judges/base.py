@@ -47,7 +47,11 @@ class JudgeInput:
 
 class Judge(Protocol):
     name: str
-    #: Query kinds it applies to ("open", "mcq", "tf").
-    applies_to: tuple[str, ...]
+
+    # Read-only, so a judge may declare it as a class-level tuple of fixed length.
+    @property
+    def applies_to(self) -> tuple[str, ...]:
+        """Query kinds it applies to ("open", "mcq", "tf")."""
+        ...
 
     async def judge(self, item: JudgeInput, complete: Complete) -> list[Judgment]: ...

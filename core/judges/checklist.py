@@ -13,6 +13,7 @@ from core.judges.common import item_preference, judge_spec, messages, missing_in
 from core.judges.parsing import parse_score
 from core.judges.preference_matching import decompose
 from core.judges.templates import template
+from core.plan import Message
 from core.providers.calls import Complete
 
 SCALE = (1.0, 10.0)
@@ -30,7 +31,7 @@ class ChecklistJudge:
     def version(self) -> str:
         return template("cupid", "checklist_judge").version
 
-    def prompt(self, preference: str, checklist: list[str], request: str, response: str):
+    def prompt(self, preference: str, checklist: list[str], request: str, response: str) -> list[Message]:
         t = template("cupid", "checklist_judge")
         system = t.text("system", preference=preference, checklist=numbered(checklist))
         return messages(system, t.text("user", user_request=request, ai_response=response))

@@ -7,6 +7,8 @@ text kept): it is neither right nor wrong, and accuracy helpers leave it out (an
 
 from __future__ import annotations
 
+from functools import partial
+
 from core.judges.base import JudgeInput, Judgment
 from core.methods.answers import parse_choice, parse_yes_no
 from core.providers.calls import Complete
@@ -19,7 +21,8 @@ SCALE = (0.0, 1.0)
 def score_choice(query_kind: str, options: int, gold: str | None, text: str) -> Judgment:
     """One accuracy judgment for a reply to an MCQ (``options`` letters) or a yes/no question."""
     dimension = "accuracy"
-    base = dict(
+    judgment = partial(
+        Judgment,
         kind="choice",
         dimension=dimension,
         raw=text,
@@ -29,7 +32,7 @@ def score_choice(query_kind: str, options: int, gold: str | None, text: str) -> 
         scale_max=SCALE[1],
     )
     if gold is None:
-        return Judgment(score=None, rationale="", parse_ok=False, error="the query has no gold answer", **base)
+        return judgment(score=None, rationale="", parse_ok=False, error="the query has no gold answer")
     if query_kind == "mcq":
         picked = parse_choice(text, options)
         what = f"one of {options} option letters"
@@ -37,30 +40,20 @@ def score_choice(query_kind: str, options: int, gold: str | None, text: str) -> 
         picked = parse_yes_no(text)
         what = "a yes or no"
     else:
-        return Judgment(
+        return judgment(
             score=None,
             rationale="",
             parse_ok=False,
             error=f"choice scoring applies to mcq/tf queries, not {query_kind!r}",
-            **base,
         )
     if picked is None:
-        return Judgment(
-            score=None,
-            rationale="",
-            parse_ok=False,
-            error=f"the reply does not commit to {what}",
-            extra={"gold": gold},
-            **base,
+        return judgment(
+            score=None, rationale="", parse_ok=False, error=f"the reply does not commit to {what}", extra={"gold": gold}
         )
     correct = picked == gold
     rationale = f"answered {picked!r}, gold {gold!r}: {'correct' if correct else 'wrong'}"
-    return Judgment(
-        score=1.0 if correct else 0.0,
-        rationale=rationale,
-        parse_ok=True,
-        extra={"parsed": picked, "gold": gold},
-        **base,
+    return judgment(
+        score=1.0 if correct else 0.0, rationale=rationale, parse_ok=True, extra={"parsed": picked, "gold": gold}
     )
 
 

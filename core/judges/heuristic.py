@@ -22,14 +22,16 @@ Scores (1–5) follow the shape of RealPref's Tables 4–6, crudely: treat them 
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from core.judges.base import JudgeInput, Judgment
 from core.judges.common import item_preference
 from core.providers.calls import Complete
 from core.text import lexical
+from core.text.words import content_stems, stem, tokens, words
 
 JUDGE_MODEL = "demo:heuristic"
-VERSION = "heuristic-lexical-v1"
+VERSION = "heuristic-lexical-v2"  # v2: the one tokenizer of core.text.words
 SCALE = (1.0, 5.0)
 
 _USER_CUES = re.compile(
@@ -58,18 +60,18 @@ def _evidence(stems: set[str], response: str, preference: str) -> list[str]:
         for (a, b), surface in sorted(lexical.phrases(preference).items())
         if a in stems and b in stems and (a, b) in lexical.phrases(response)
     ]
-    covered = {lexical.stem(w) for p in matched_phrases for w in p.split()}
-    singles = sorted({t.surface for t in lexical.tokens(preference) if t.stem in stems and t.stem not in covered})
+    covered = {stem(w) for p in matched_phrases for w in p.split()}
+    singles = sorted({t.surface for t in tokens(preference) if t.stem in stems and t.stem not in covered})
     return matched_phrases + singles
 
 
 def score_heuristic(preference: str, query: str, response: str) -> dict[str, tuple[float, str]]:
     """dimension -> (score 1–5, rationale). Pure function of the three texts."""
-    q_stems = lexical.content_stems(query)
+    q_stems = content_stems(query)
     favoured, disfavoured = lexical.split_polarity(preference)
     favoured -= q_stems
     disfavoured -= q_stems
-    r_stems = lexical.content_stems(response)
+    r_stems = content_stems(response)
     negated = lexical.negated_stems(response)
 
     fav_hits = favoured & r_stems
@@ -120,7 +122,7 @@ def score_heuristic(preference: str, query: str, response: str) -> dict[str, tup
         align_why = f"mentions {_quote(fav_ev or avoid_ev)} from the preference; no conflicting option"
 
     # -- quality ------------------------------------------------------------------------------
-    n_words = len(lexical.words(response))
+    n_words = len(words(response))
     q_overlap = len(q_stems & r_stems) / len(q_stems) if q_stems else 1.0
     items = len(re.findall(r"(?m)^\s*(?:[-*•]|\d+[.)])\s+", response))
     paragraphs = len([p for p in re.split(r"\n\s*\n", response) if p.strip()])
@@ -156,7 +158,7 @@ class HeuristicJudge:
         return self.judge_text(item_preference(item), item.query.text, item.response_text)
 
     def judge_text(self, preference: str | None, query: str, response: str) -> list[Judgment]:
-        base = dict(
+        base: dict[str, Any] = dict(
             kind=self.kind,
             judge_model=JUDGE_MODEL,
             prompt_version=VERSION,

@@ -21,15 +21,17 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
 from core.judges.aggregate import only
-from core.judges.base import Judgment
+from core.judges.base import JudgeInput, Judgment
 from core.judges.common import judge_spec, messages, to_judgment
 from core.judges.parsing import parse_label
-from core.judges.templates import template
+from core.judges.templates import Template, template
 from core.metrics import bradley_terry, order_disagreement, pass_rate, win_rate_matrix
+from core.plan import Message
 from core.providers.calls import Complete
 
 AB = {"A": ("a", "answer a", "response a"), "B": ("b", "answer b", "response b")}
@@ -55,11 +57,11 @@ class PairwiseJudge:
         self.spec = judge_spec(model_id, temperature)
         self.name = f"pairwise:{model_id}"
 
-    async def judge(self, item, complete: Complete) -> list[Judgment]:
+    async def judge(self, item: JudgeInput, complete: Complete) -> list[Judgment]:
         return []  # never called per response: use judge_pair / compare
 
     # -- pass ------------------------------------------------------------------------------
-    def order_prompt(self, pair: PairInput, pref_first: bool, resp_first: bool):
+    def order_prompt(self, pair: PairInput, pref_first: bool, resp_first: bool) -> tuple[Template, list[Message]]:
         t = template("interpref", "match")
         p1, p2 = (pair.preference, pair.opposed) if pref_first else (pair.opposed, pair.preference)
         a, b = (pair.response, pair.opposed_response) if resp_first else (pair.opposed_response, pair.response)
@@ -76,8 +78,9 @@ class PairwiseJudge:
         orders = [j.score for j in results]
         version = template("interpref", "match").version
         decided = [bool(s) for s in orders if s is not None]
-        extra = {"orders": orders}
-        base = dict(
+        extra: dict[str, object] = {"orders": orders}
+        judgment = partial(
+            Judgment,
             kind=self.kind,
             dimension="pass",
             judge_model=self.spec.id,
@@ -89,19 +92,18 @@ class PairwiseJudge:
         )
         if len(decided) < len(ORDERS):
             bad = [n for n, s in enumerate(orders, 1) if s is None]
-            summary = Judgment(
+            summary = judgment(
                 score=None,
                 rationale="",
                 parse_ok=False,
                 extra=extra,
                 error=f"order(s) {bad} could not be parsed; pass is undecided",
-                **base,
             )
         else:
             passed = all(decided)
             extra["disagreement"] = len(set(decided)) > 1
             why = f"{sum(decided)} of 4 orders matched correctly" + ("" if passed else "; pass needs all 4")
-            summary = Judgment(score=1.0 if passed else 0.0, rationale=why, parse_ok=True, extra=extra, **base)
+            summary = judgment(score=1.0 if passed else 0.0, rationale=why, parse_ok=True, extra=extra)
         return [*results, summary]
 
     async def _order(self, pair: PairInput, pref_first: bool, resp_first: bool, n: int, complete: Complete) -> Judgment:
@@ -158,7 +160,7 @@ class PairwiseJudge:
             completion = await complete(self.spec, messages(t.fields["system"], user))
             parsed = parse_label(completion.text, XY, key=("winner",)) if completion.ok else None
             score = None
-            if parsed is not None and parsed.ok:
+            if parsed is not None and parsed.ok and isinstance(parsed.value, str):  # parse_label's values are labels
                 shown = {"X": 1.0, "Y": 0.0, "tie": 0.5}[parsed.value]
                 score = 1.0 - shown if swapped else shown
             out.append(

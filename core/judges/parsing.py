@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 SCORE_KEYS = ("score", "rating", "evaluation_score", "final_score")
 RATIONALE_KEYS = ("rationale", "reason", "reasoning", "explanation", "justification", "analysis")
@@ -111,7 +113,7 @@ def first_json(text: str, *required: str) -> dict | None:
     return None
 
 
-def get_key(obj: dict, *names: str):
+def get_key(obj: dict, *names: str) -> Any:
     lowered = {k.lower(): v for k, v in obj.items()}
     for n in names:
         if n in lowered:
@@ -144,7 +146,7 @@ def _strip_scale_mentions(text: str, lo: float, hi: float) -> str:
     return re.sub(pat, " ", text, flags=re.I)
 
 
-def _json_score(value, lo: float, hi: float) -> tuple[float | None, str | None]:
+def _json_score(value: object, lo: float, hi: float) -> tuple[float | None, str | None]:
     if isinstance(value, bool):
         return None, f"score field is a boolean ({value!r}), not a number"
     if isinstance(value, (int, float)):
@@ -192,8 +194,8 @@ def _text_scores(text: str, lo: float, hi: float) -> tuple[list[float], list[str
         num, den = (m.group(1), m.group(2)) if m.group(1) is not None else (m.group(3), m.group(4))
         v, err = _fraction(float(num), float(den), hi)
         fraction_spans.append((m.start(), m.end()))
-        if err:
-            problems.append(err)
+        if v is None:
+            problems.append(err or "unreadable fraction")
         else:
             values.append(v)
     bare = _outside(t, fraction_spans)
@@ -226,8 +228,8 @@ def parse_score(text: str, lo: float, hi: float, *, integer: bool = True) -> Par
             continue
         data = data or obj
         v, err = _json_score(raw_value, lo, hi)
-        if err:
-            problems.append(err)
+        if v is None:
+            problems.append(err or "unreadable score field")
         else:
             values.append(v)
         r = get_key(obj, *RATIONALE_KEYS)
@@ -273,7 +275,7 @@ def _snippet(text: str, n: int = 80) -> str:
 # -- labels --------------------------------------------------------------------------------------
 
 
-def parse_label(text: str, labels: dict[str, tuple[str, ...]], *, key: str | tuple[str, ...] = "label") -> Parsed:
+def parse_label(text: str, labels: Mapping[str, tuple[str, ...]], *, key: str | tuple[str, ...] = "label") -> Parsed:
     """One label out of ``labels`` (canonical -> accepted spellings, lower case).
 
     Looks for a JSON field named ``key`` first; otherwise for exactly one accepted spelling
@@ -307,7 +309,7 @@ def parse_label(text: str, labels: dict[str, tuple[str, ...]], *, key: str | tup
     return fail(f"no {keys[0]} found in the judge output", rationale)
 
 
-def canonical_label(value, labels: dict[str, tuple[str, ...]]) -> str | None:
+def canonical_label(value: object, labels: Mapping[str, tuple[str, ...]]) -> str | None:
     if isinstance(value, bool):
         value = "yes" if value else "no"
     v = re.sub(r"[\s*_`\"'.]+", " ", str(value)).strip().lower()
@@ -317,7 +319,7 @@ def canonical_label(value, labels: dict[str, tuple[str, ...]]) -> str | None:
     return None
 
 
-def _labels_in_prose(prose: str, labels: dict[str, tuple[str, ...]], keys: tuple[str, ...]) -> set[str]:
+def _labels_in_prose(prose: str, labels: Mapping[str, tuple[str, ...]], keys: tuple[str, ...]) -> set[str]:
     t = prose.replace("**", "").replace("__", "")
     key_pat = "|".join(re.escape(k).replace("_", "[ _]") for k in keys)
     found: set[str] = set()

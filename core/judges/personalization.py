@@ -96,7 +96,7 @@ class PersonalizationJudge:
         parsed = parse_score(completion.text, *SCALE) if completion.ok else None
         ex = {**(extra or {}), "generic": generic, "personalized_position": "B" if b_is_personal else "A"}
         score = None
-        if parsed is not None and parsed.ok:
+        if parsed is not None and parsed.ok and isinstance(parsed.value, float):  # parse_score's values are floats
             ex["raw_score"] = parsed.value
             score = parsed.value if b_is_personal else 6.0 - parsed.value
         return to_judgment(

@@ -17,7 +17,7 @@ from core.judges.base import JudgeInput, Judgment
 from core.judges.common import item_preference, judge_spec, messages, missing_input, numbered
 from core.judges.parsing import canonical_label, first_json, get_key, json_objects
 from core.judges.templates import template
-from core.metrics import COVERAGE, checklist_prf
+from core.metrics import COVERAGE, PRF, checklist_prf
 from core.providers.base import ModelSpec
 from core.providers.calls import Complete, Completion
 
@@ -119,9 +119,10 @@ def parse_coverage(completion: Completion, n_items: int, version: str) -> Covera
             version,
             error=f"the matcher labelled {len(labels)} items but the checklist has {n_items}",
         )
-    if all(i is not None for i in indices):
-        base = 0 if min(indices) == 0 else 1
-        order = [i - base for i in indices]
+    given = [i for i in indices if i is not None]
+    if len(given) == len(indices):
+        base = 0 if min(given, default=0) == 0 else 1
+        order = [i - base for i in given]
         if sorted(order) != list(range(n_items)):
             return Coverage([], completion.text, version, error=f"result indices {indices} do not cover the checklist")
         labels = [lab for _, lab in sorted(zip(order, labels))]
@@ -175,7 +176,7 @@ class PreferenceMatchingJudge:
         inf_cov, gold_cov = await asyncio.gather(
             match(inf_dec.items, gold, self.spec, complete), match(gold_dec.items, inferred, self.spec, complete)
         )
-        extra = {
+        extra: dict[str, object] = {
             "gold_checklist": gold_dec.items,
             "inferred_checklist": inf_dec.items,
             "gold_checklist_source": "dataset" if gold_checklist else "decomposed",
@@ -243,7 +244,7 @@ class PreferenceMatchingJudge:
         )
 
 
-def micro_prf(extras: Iterable[dict]):
+def micro_prf(extras: Iterable[dict]) -> PRF:
     """Micro-averaged P/R/F1 over instances (CUPID) from the ``extra`` of stored ``precision``
     judgments (each holds both coverage lists). Instances without coverage are skipped."""
     instances = [

@@ -13,6 +13,7 @@ from core.judges.base import JudgeInput, Judgment
 from core.judges.common import item_preference, judge_spec, messages, missing_input, to_judgment
 from core.judges.parsing import parse_score
 from core.judges.templates import template
+from core.plan import Message
 from core.providers.calls import Complete
 
 DIMENSIONS = ("awareness", "alignment", "quality")
@@ -33,7 +34,7 @@ class RubricJudge:
     def version(self) -> str:
         return template(FAMILY, "instruction").version
 
-    def prompt(self, dimension: str, preference: str, query: str, response: str):
+    def prompt(self, dimension: str, preference: str, query: str, response: str) -> list[Message]:
         wrapper = template(FAMILY, "instruction")
         dim = template(FAMILY, dimension)
         user = wrapper.text(

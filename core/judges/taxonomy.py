@@ -19,11 +19,13 @@ is a recorded failure.
 from __future__ import annotations
 
 import asyncio
+from functools import partial
 
 from core.judges.base import JudgeInput, Judgment
 from core.judges.common import item_preference, judge_spec, messages, missing_input, to_judgment
 from core.judges.parsing import parse_label
 from core.judges.templates import template
+from core.plan import Message
 from core.providers.calls import Complete
 
 CHECKS = ("acknowledge", "hallucinate", "violate", "helpful")
@@ -54,7 +56,7 @@ class TaxonomyJudge:
     def version(self) -> str:
         return template("prefeval", "shared").version
 
-    def prompt(self, check: str, preference: str, query: str, response: str):
+    def prompt(self, check: str, preference: str, query: str, response: str) -> list[Message]:
         shared = template("prefeval", "shared")
         question = template("prefeval", check).fields["question"]
         return messages(
@@ -94,7 +96,8 @@ class TaxonomyJudge:
         )
 
     def label(self, checks: list[Judgment]) -> Judgment:
-        base = dict(
+        judgment = partial(
+            Judgment,
             kind=self.kind,
             dimension="label",
             judge_model=self.spec.id,
@@ -106,16 +109,13 @@ class TaxonomyJudge:
         )
         failed = [c.dimension for c in checks if not c.parse_ok]
         if failed:
-            return Judgment(
-                score=None, rationale="", parse_ok=False, error=f"check(s) {failed} failed; no label", **base
-            )
+            return judgment(score=None, rationale="", parse_ok=False, error=f"check(s) {failed} failed; no label")
         v = {c.dimension: bool(c.score) for c in checks}
         name = classify(v["acknowledged"], v["hallucinated"], v["violated"], v["helpful"])
         why = ", ".join(f"{k}={'yes' if b else 'no'}" for k, b in v.items())
-        return Judgment(
+        return judgment(
             score=1.0 if name == "accurate" else 0.0,
             rationale=f"{name} ({why})",
             parse_ok=True,
             extra={"label": name, **v},
-            **base,
         )

@@ -10,9 +10,10 @@ use, so importing this package is cheap and never touches torch.
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from core.registry import Entry, Registry
 
 if TYPE_CHECKING:
     from core.history.types import BuiltContext
@@ -21,112 +22,87 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
-class MethodInfo:
-    name: str
-    family: str
-    description: str
-    citation: str
-    target: str  # "module:function"
+class MethodInfo(Entry):
+    family: str = ""
+    citation: str = ""
     steps: int = 1
     uses_history: bool = True
 
 
-METHODS: dict[str, MethodInfo] = {
-    m.name: m
-    for m in [
-        MethodInfo(
-            "zero-shot",
-            "RealPref",
-            "History, then the question; no help.",
-            "RealPref §4 (Methods)",
-            "realpref:zero_shot",
-        ),
-        MethodInfo(
-            "reminder",
-            "RealPref",
-            "One reminder sentence before the question.",
-            "RealPref App. C.2",
-            "realpref:reminder",
-        ),
-        MethodInfo(
-            "fewshot-cot",
-            "RealPref",
-            "Reminder + 3 worked examples + closing instruction.",
-            "RealPref App. C.2",
-            "realpref:fewshot_cot",
-        ),
-        MethodInfo(
-            "rag",
-            "RealPref",
-            "Reminder + top-k history turns most similar to the question.",
-            "RealPref App. C.2",
-            "realpref:rag",
-        ),
-        MethodInfo(
-            "np", "InterPref", "No prompt: the vanilla model with the history.", "InterPref §4.3", "interpref:no_prompt"
-        ),
-        MethodInfo(
-            "td",
-            "InterPref",
-            "Task-description system prompt.",
-            "InterPref §4.3, Fig. 14",
-            "interpref:task_description",
-        ),
-        MethodInfo(
-            "cot",
-            "InterPref",
-            "Task description + persona-then-answer reasoning.",
-            "InterPref §4.3, Fig. 14",
-            "interpref:chain_of_thought",
-        ),
-        MethodInfo(
-            "workflow",
-            "InterPref",
-            "Two calls: relevant preferences from history, then answer.",
-            "InterPref §4.3, App. E",
-            "interpref:workflow",
-            steps=2,
-        ),
-        MethodInfo(
-            "cupid-generate", "CUPID", "Response from the interaction log.", "CUPID §4, Fig. 22", "cupid:generation"
-        ),
-        MethodInfo(
-            "cupid-infer", "CUPID", "Infer the user's preference (≤30 words).", "CUPID §4, Fig. 21", "cupid:inference"
-        ),
-        MethodInfo(
-            "summary-memory",
-            "CUPID",
-            "Summarise every session, then answer from the summaries.",
-            "CUPID §4.2.3, Figs 23+22",
-            "cupid:summary_memory",
-            steps=2,
-        ),
-        MethodInfo(
-            "self-critic",
-            "PrefEval",
-            "Answer, critique against preferences, revise.",
-            "PrefEval (Zhao et al. 2025); prompts ours",
-            "prefeval:self_critic",
-            steps=3,
-        ),
-        MethodInfo(
-            "recentering",
-            "Re-Centering",
-            "Extract attributes → select relevant → generate.",
-            "Re-Centering §3–6",
-            "recentering:pipeline",
-            steps=3,
-        ),
-        MethodInfo(
-            "generic",
-            "Re-Centering",
-            "The query alone, without history (generic response).",
-            "Re-Centering §6",
-            "recentering:generic",
-            uses_history=False,
-        ),
-    ]
-}
+def _m(name: str, target: str, family: str, description: str, citation: str, **kw) -> MethodInfo:
+    return MethodInfo(name, f"core.methods.{target}", description, family, citation, **kw)
+
+
+#: One line per method: name, builder ("module:function" in core.methods), family, description, citation.
+_ENTRIES = [
+    _m("zero-shot", "realpref:zero_shot", "RealPref", "History, then the question; no help.", "RealPref §4 (Methods)"),
+    _m("reminder", "realpref:reminder", "RealPref", "One reminder sentence before the question.", "RealPref App. C.2"),
+    _m(
+        "fewshot-cot",
+        "realpref:fewshot_cot",
+        "RealPref",
+        "Reminder + 3 worked examples + closing instruction.",
+        "RealPref App. C.2",
+    ),
+    _m(
+        "rag",
+        "realpref:rag",
+        "RealPref",
+        "Reminder + top-k history turns most similar to the question.",
+        "RealPref App. C.2",
+    ),
+    _m("np", "interpref:no_prompt", "InterPref", "No prompt: the vanilla model with the history.", "InterPref §4.3"),
+    _m("td", "interpref:task_description", "InterPref", "Task-description system prompt.", "InterPref §4.3, Fig. 14"),
+    _m(
+        "cot",
+        "interpref:chain_of_thought",
+        "InterPref",
+        "Task description + persona-then-answer reasoning.",
+        "InterPref §4.3, Fig. 14",
+    ),
+    _m(
+        "workflow",
+        "interpref:workflow",
+        "InterPref",
+        "Two calls: relevant preferences from history, then answer.",
+        "InterPref §4.3, App. E",
+        steps=2,
+    ),
+    _m("cupid-generate", "cupid:generation", "CUPID", "Response from the interaction log.", "CUPID §4, Fig. 22"),
+    _m("cupid-infer", "cupid:inference", "CUPID", "Infer the user's preference (≤30 words).", "CUPID §4, Fig. 21"),
+    _m(
+        "summary-memory",
+        "cupid:summary_memory",
+        "CUPID",
+        "Summarise every session, then answer from the summaries.",
+        "CUPID §4.2.3, Figs 23+22",
+        steps=2,
+    ),
+    _m(
+        "self-critic",
+        "prefeval:self_critic",
+        "PrefEval",
+        "Answer, critique against preferences, revise.",
+        "PrefEval (Zhao et al. 2025); prompts ours",
+        steps=3,
+    ),
+    _m(
+        "recentering",
+        "recentering:pipeline",
+        "Re-Centering",
+        "Extract attributes → select relevant → generate.",
+        "Re-Centering §3–6",
+        steps=3,
+    ),
+    _m(
+        "generic",
+        "recentering:generic",
+        "Re-Centering",
+        "The query alone, without history (generic response).",
+        "Re-Centering §6",
+        uses_history=False,
+    ),
+]
 
 _ALIASES = {
     "zero_shot": "zero-shot",
@@ -149,23 +125,23 @@ _ALIASES = {
 }
 
 
+METHODS: Registry[MethodInfo] = Registry(_ENTRIES, _ALIASES)
+
+
 class UnknownMethod(KeyError):
     def __str__(self) -> str:
         return str(self.args[0])
 
 
 def method_info(name: str) -> MethodInfo:
-    key = name.strip().lower()
-    key = _ALIASES.get(key, key)
-    if key not in METHODS:
-        raise UnknownMethod(f"unknown method {name!r}; expected one of {', '.join(METHODS)}")
-    return METHODS[key]
+    info = METHODS.find(name)
+    if info is None:
+        raise UnknownMethod(f"unknown method {name!r}; expected one of {METHODS.names()}")
+    return info
 
 
 def builder(name: str):
-    info = method_info(name)
-    module, func = info.target.split(":")
-    return getattr(importlib.import_module(f"core.methods.{module}"), func)
+    return method_info(name).load()
 
 
 def plan(name: str, ctx: BuiltContext, query: Query, options=None, **kwargs) -> PromptPlan:

@@ -7,6 +7,7 @@ no, is a parse failure for the scorer to record, never a silent wrong answer.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from core.methods.prompts import text as template_text
 from core.model import MCQ_LETTERS, Query
@@ -53,7 +54,7 @@ def parse_choice(text: str, n_options: int = 4) -> str | None:
     # a letter token: bracketed any case, or upper case, or lower case followed by punctuation/end
     tok = rf"(?:[\(\[]\s*({L})\s*[\)\]]|([{allowed}])(?![A-Za-z0-9'’])|({L})(?=\s*(?:[.,;:!?)]|$)))"
 
-    def letters_in(matches) -> list[str]:
+    def letters_in(matches: Iterable[tuple[str, ...]]) -> list[str]:
         return [next(g for g in m if g).upper() for m in matches]
 
     alt = rf"{tok}\s*(?:,|or|and|/|&)\s*(?:option\s*)?{tok}"

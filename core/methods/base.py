@@ -11,6 +11,7 @@ from core.model import Query
 from core.plan import ContextEntry, Message, PromptPlan, PromptStep, RetrievedTurn
 
 if TYPE_CHECKING:
+    from core.history.retrieval import Embedder
     from core.history.types import BuiltContext
     from core.ports import EmbeddingCache
 
@@ -26,7 +27,7 @@ class MethodOptions:
     #: RAG: already retrieved turns (e.g. from a stored run) – skips retrieval.
     retrieved: list[RetrievedTurn] | None = None
     #: An Embedder to reuse across calls (keeps its model-call counter).
-    embedder: object | None = None
+    embedder: Embedder | None = None
     encoding: str = DEFAULT_ENCODING
     extra: dict = field(default_factory=dict)
 

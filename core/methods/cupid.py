@@ -12,6 +12,7 @@ import json
 import re
 
 from core.history.tokens import DEFAULT_ENCODING
+from core.history.types import BuiltContext
 from core.methods import prompts
 from core.methods.base import MethodOptions, make_plan, make_step
 from core.methods.render import interaction_log, question_text, single_session_log
@@ -25,7 +26,7 @@ def _pair(system: str, user: str) -> list[Message]:
     return [Message(role="system", content=system), Message(role="user", content=user)]
 
 
-def generation(ctx, query: Query, opts: MethodOptions) -> PromptPlan:
+def generation(ctx: BuiltContext, query: Query, opts: MethodOptions) -> PromptPlan:
     user = prompts.text(F, "generate_user", interaction_sessions=interaction_log(ctx), request=question_text(query))
     msgs = _pair(prompts.text(F, "generate_system"), user)
     notes = ["interaction-log layout (### Session n / User: / AI:) is prefscope's; CUPID does not print it"]
@@ -38,7 +39,7 @@ def generation(ctx, query: Query, opts: MethodOptions) -> PromptPlan:
     )
 
 
-def inference(ctx, query: Query, opts: MethodOptions) -> PromptPlan:
+def inference(ctx: BuiltContext, query: Query, opts: MethodOptions) -> PromptPlan:
     system = prompts.text(F, "infer_system", examples=prompts.text(F, "infer_examples"))
     user = prompts.text(F, "infer_user", previous_interactions=interaction_log(ctx), current_request=query.text)
     msgs = _pair(system, user)
@@ -47,7 +48,7 @@ def inference(ctx, query: Query, opts: MethodOptions) -> PromptPlan:
     return make_plan("cupid-infer", [step], ctx, query, notes=notes, answer_format_override="preference")
 
 
-def summary_memory(ctx, query: Query, opts: MethodOptions) -> PromptPlan:
+def summary_memory(ctx: BuiltContext, query: Query, opts: MethodOptions) -> PromptPlan:
     first = _pair(
         prompts.text(F, "summarise_system"), prompts.text(F, "summarise_user", interaction_log=interaction_log(ctx))
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from core.history.types import BuiltContext
 from core.methods import prompts
 from core.methods.base import MethodOptions, make_plan, make_step
 from core.methods.render import conversation, question_text
@@ -11,14 +12,14 @@ from core.plan import Message, PromptPlan
 F = "interpref"
 
 
-def no_prompt(ctx, query: Query, opts: MethodOptions) -> PromptPlan:
+def no_prompt(ctx: BuiltContext, query: Query, opts: MethodOptions) -> PromptPlan:
     msgs = conversation(ctx, question_text(query))
     return make_plan(
         "np", [make_step("answer", msgs, "history, then the query (no instructions)", opts.encoding)], ctx, query
     )
 
 
-def task_description(ctx, query: Query, opts: MethodOptions) -> PromptPlan:
+def task_description(ctx: BuiltContext, query: Query, opts: MethodOptions) -> PromptPlan:
     msgs = conversation(ctx, question_text(query), system=prompts.text(F, "td_system"))
     notes = ["TD = Fig. 14's task description and instructions as the system prompt (output format left out)"]
     return make_plan(
@@ -30,7 +31,7 @@ def task_description(ctx, query: Query, opts: MethodOptions) -> PromptPlan:
     )
 
 
-def chain_of_thought(ctx, query: Query, opts: MethodOptions) -> PromptPlan:
+def chain_of_thought(ctx: BuiltContext, query: Query, opts: MethodOptions) -> PromptPlan:
     system = prompts.text(F, "td_system") + "\n\n" + prompts.text(F, "cot_format")
     msgs = conversation(ctx, prompts.text(F, "cot_query", query=question_text(query)), system=system)
     notes = ["CoT = the full Fig. 14 prompt: TD plus 'persona:' reasoning before 'Answer:'"]
@@ -43,7 +44,7 @@ def chain_of_thought(ctx, query: Query, opts: MethodOptions) -> PromptPlan:
     )
 
 
-def workflow(ctx, query: Query, opts: MethodOptions) -> PromptPlan:
+def workflow(ctx: BuiltContext, query: Query, opts: MethodOptions) -> PromptPlan:
     q = question_text(query)
     first = conversation(ctx, prompts.text(F, "workflow_extract", query=q))
     second = [Message(role="user", content=prompts.text(F, "workflow_answer", query=q))]

@@ -6,6 +6,7 @@ wording (templates/prefeval.toml). Every step keeps the history so the critique 
 
 from __future__ import annotations
 
+from core.history.types import BuiltContext
 from core.methods import prompts
 from core.methods.base import MethodOptions, make_plan, make_step
 from core.methods.render import conversation, history_messages, merge_same_role, question_text
@@ -15,7 +16,7 @@ from core.plan import Message, PromptPlan
 F = "prefeval"
 
 
-def self_critic(ctx, query: Query, opts: MethodOptions) -> PromptPlan:
+def self_critic(ctx: BuiltContext, query: Query, opts: MethodOptions) -> PromptPlan:
     q = question_text(query)
     first = conversation(ctx, q)
     history = history_messages(ctx)

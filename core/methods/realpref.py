@@ -6,6 +6,7 @@ message, before the question ("Before presenting the test question, add …").
 
 from __future__ import annotations
 
+from core.history.types import BuiltContext
 from core.methods import prompts
 from core.methods.base import MethodOptions, make_plan, make_step
 from core.methods.render import conversation, question_text
@@ -15,12 +16,12 @@ from core.plan import PromptPlan, RetrievedTurn
 F = "realpref"
 
 
-def zero_shot(ctx, query: Query, opts: MethodOptions) -> PromptPlan:
+def zero_shot(ctx: BuiltContext, query: Query, opts: MethodOptions) -> PromptPlan:
     msgs = conversation(ctx, question_text(query))
     return make_plan("zero-shot", [make_step("answer", msgs, "history, then the question", opts.encoding)], ctx, query)
 
 
-def reminder(ctx, query: Query, opts: MethodOptions) -> PromptPlan:
+def reminder(ctx: BuiltContext, query: Query, opts: MethodOptions) -> PromptPlan:
     final = prompts.text(F, "reminder") + "\n\n" + question_text(query)
     msgs = conversation(ctx, final)
     return make_plan(
@@ -41,7 +42,7 @@ def fewshot_block() -> str:
     return "\n".join(lines)
 
 
-def fewshot_cot(ctx, query: Query, opts: MethodOptions) -> PromptPlan:
+def fewshot_cot(ctx: BuiltContext, query: Query, opts: MethodOptions) -> PromptPlan:
     final = fewshot_block() + "\n\n" + question_text(query)
     msgs = conversation(ctx, final)
     notes = ["few-shot examples 2 and 3 are prefscope's own (the paper publishes only example 1)"]
@@ -54,7 +55,7 @@ def fewshot_cot(ctx, query: Query, opts: MethodOptions) -> PromptPlan:
     )
 
 
-def retrieve_for(ctx, query: Query, opts: MethodOptions) -> list[RetrievedTurn]:
+def retrieve_for(ctx: BuiltContext, query: Query, opts: MethodOptions) -> list[RetrievedTurn]:
     if opts.retrieved is not None:
         return list(opts.retrieved)
     from core.history.retrieval import Embedder, retrieve
@@ -65,7 +66,7 @@ def retrieve_for(ctx, query: Query, opts: MethodOptions) -> list[RetrievedTurn]:
     return retrieve(query.text, ctx, method=opts.retriever, k=opts.k, embedder=embedder)
 
 
-def rag_block(ctx, retrieved: list[RetrievedTurn]) -> str:
+def rag_block(ctx: BuiltContext, retrieved: list[RetrievedTurn]) -> str:
     sessions = {cs.id: cs.session for cs in ctx.sessions}
     parts = [prompts.text(F, "rag_intro", k=len(retrieved))]
     for n, r in enumerate(retrieved, 1):
@@ -78,7 +79,7 @@ def rag_block(ctx, retrieved: list[RetrievedTurn]) -> str:
     return "\n".join(parts)
 
 
-def rag(ctx, query: Query, opts: MethodOptions) -> PromptPlan:
+def rag(ctx: BuiltContext, query: Query, opts: MethodOptions) -> PromptPlan:
     retrieved = retrieve_for(ctx, query, opts)
     notes = [
         f"retrieval: {opts.retriever if opts.retrieved is None else 'given'}, top {opts.k}"

@@ -7,6 +7,7 @@ its stated criteria (templates/recentering.toml).
 
 from __future__ import annotations
 
+from core.history.types import BuiltContext
 from core.methods import prompts
 from core.methods.base import MethodOptions, make_plan, make_step
 from core.methods.render import question_text, transcript
@@ -16,7 +17,7 @@ from core.plan import Message, PromptPlan
 F = "recentering"
 
 
-def pipeline(ctx, query: Query, opts: MethodOptions) -> PromptPlan:
+def pipeline(ctx: BuiltContext, query: Query, opts: MethodOptions) -> PromptPlan:
     q = question_text(query)
     steps = [
         make_step(
@@ -42,7 +43,7 @@ def pipeline(ctx, query: Query, opts: MethodOptions) -> PromptPlan:
     return make_plan("recentering", steps, ctx, query, notes=notes)
 
 
-def generic(ctx, query: Query, opts: MethodOptions) -> PromptPlan:
+def generic(ctx: BuiltContext, query: Query, opts: MethodOptions) -> PromptPlan:
     msgs = [Message(role="user", content=question_text(query))]
     notes = ["generic baseline: the history is not sent"] if ctx.sessions else []
     return make_plan(

@@ -13,8 +13,9 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, NamedTuple
 
-from core.providers.base import ModelParams, ModelSpec, Provider
+from core.providers.base import Capabilities, ModelParams, ModelSpec, Provider
 from core.providers.events import Delta, Done, Error, StreamEvent, Usage
+from core.registry import Entry, Registry
 
 if TYPE_CHECKING:
     from core.ports import ResponseCache
@@ -22,6 +23,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BUILTIN",
+    "PROVIDERS",
+    "Capabilities",
     "Delta",
     "Done",
     "Error",
@@ -34,10 +37,20 @@ __all__ = [
     "UnknownProvider",
     "available_models",
     "get_provider",
-    "open_stream",
 ]
 
-BUILTIN = ("openai", "anthropic", "litellm", "demo", "replay")
+#: One line per provider: model-id prefix, class, description. A registered class builds itself
+#: with ``from_settings(settings, response_cache)``.
+PROVIDERS: Registry[Entry] = Registry(
+    [
+        Entry("openai", "core.providers.openai_chat:OpenAIChatProvider", "OpenAI Chat Completions (openai SDK)"),
+        Entry("anthropic", "core.providers.anthropic_messages:AnthropicProvider", "Anthropic Messages (anthropic SDK)"),
+        Entry("litellm", "core.providers.litellm_provider:LiteLLMProvider", "anything litellm routes"),
+        Entry("demo", "core.providers.demo:DemoProvider", "offline scripted models, always available"),
+        Entry("replay", "core.providers.replay:ReplayProvider", "recorded responses, replayed with their pacing"),
+    ]
+)
+BUILTIN = tuple(PROVIDERS)
 KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 
 
@@ -52,42 +65,16 @@ class ModelChoice(NamedTuple):
     #: Why it is offered (which key or endpoint makes it usable).
     reason: str
 
-    @property
-    def usable(self) -> bool:
-        """Always True: only usable models are listed (kept for callers that filter)."""
-        return True
-
-
-def _spec(spec_or_id: ModelSpec | str) -> ModelSpec:
-    return spec_or_id if isinstance(spec_or_id, ModelSpec) else ModelSpec(id=spec_or_id)
-
 
 def get_provider(
     spec_or_id: ModelSpec | str, settings: Settings | None = None, *, response_cache: ResponseCache | None = None
 ) -> Provider:
     """The provider for a model id. Raises :class:`UnknownProvider` for an unknown prefix."""
-    spec = _spec(spec_or_id)
+    spec = spec_or_id if isinstance(spec_or_id, ModelSpec) else ModelSpec(id=spec_or_id)
     name = spec.provider
-    if name == "demo":
-        from core.providers.demo import DEFAULT_TOKENS_PER_S, DemoProvider
-
-        return DemoProvider(tokens_per_s=settings.demo_tokens_per_s if settings else DEFAULT_TOKENS_PER_S)
-    if name == "replay":
-        from core.providers.replay import ReplayProvider
-
-        return ReplayProvider(response_cache)
-    if name == "openai":
-        from core.providers.openai_chat import OpenAIChatProvider
-
-        return OpenAIChatProvider()
-    if name == "anthropic":
-        from core.providers.anthropic_messages import AnthropicProvider
-
-        return AnthropicProvider()
-    if name == "litellm":
-        from core.providers.litellm_provider import LiteLLMProvider
-
-        return LiteLLMProvider()
+    entry = PROVIDERS.get(name)
+    if entry is not None:
+        return entry.load().from_settings(settings, response_cache)
     endpoints = settings.endpoints if settings else {}
     if name in endpoints:
         from core.providers.openai_chat import OpenAIChatProvider
@@ -99,13 +86,6 @@ def get_provider(
         f"unknown provider {name!r} in model id {spec.id!r}; known: {', '.join(known)} "
         "(add an OpenAI-compatible server under [endpoints.<name>] in the config to use <name>:<model>)"
     )
-
-
-def open_stream(provider: Provider, spec: ModelSpec, messages, hints: dict | None = None):
-    """``provider.stream(...)``, passing ``hints`` (gold preference, options, answer) to demo models only."""
-    if hints is not None and spec.is_demo:
-        return provider.stream(spec, messages, hints=hints)  # type: ignore[call-arg]
-    return provider.stream(spec, messages)
 
 
 def available_models(settings: Settings | None = None) -> list[ModelChoice]:

@@ -5,25 +5,31 @@ is. Mapping: system messages are joined into ``system=``; ``max_tokens`` is requ
 (default 1024); anthropic 2.x has no ``temperature`` keyword, so it goes in ``extra_body``;
 ``reasoning_effort`` becomes ``output_config.effort`` (low/medium/high/xhigh/max, newer models
 only); ``seed`` has no Anthropic equivalent and is ignored. ``base_url`` is the server root
-without ``/v1`` (a trailing ``/v1`` is stripped, since the SDK adds it).
+without ``/v1`` (a trailing ``/v1`` is stripped, since the SDK adds it). The SDK client is built
+with ``max_retries=0``: the engine is the one retry layer (:mod:`core.providers.retry`).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
+from typing import TYPE_CHECKING
 
 import anthropic
 import httpx2
 
 from core.plan import Message
 from core.providers import pricing
-from core.providers.base import ModelSpec
+from core.providers.base import CALLS_A_MODEL, ModelSpec
 from core.providers.clients import LoopClients
 from core.providers.events import Delta, Done, Error, StreamEvent, Usage
 from core.providers.failures import Family, classify
 from core.providers.streaming import StreamState, guarded
 from core.providers.tls import ssl_context
+
+if TYPE_CHECKING:
+    from core.ports import ResponseCache
+    from core.settings import Settings
 
 DEFAULT_MAX_TOKENS = 1024
 NO_KEY = "not-needed"
@@ -37,22 +43,19 @@ def root_url(base_url: str | None) -> str | None:
 
 
 class AnthropicProvider:
-    #: Read by the engine: the SDK already retries before the first byte (max_retries).
-    retries_itself = True
+    capabilities = CALLS_A_MODEL
 
     def __init__(
         self,
         *,
         name: str = "anthropic",
         api_key_env: str = "ANTHROPIC_API_KEY",
-        max_retries: int = 2,
         read_timeout_s: float = 60.0,
         connect_timeout_s: float = 10.0,
         default_max_tokens: int = DEFAULT_MAX_TOKENS,
     ):
         self.name = name
         self.api_key_env = api_key_env
-        self.max_retries = max_retries
         self.read_timeout_s = read_timeout_s
         self.connect_timeout_s = connect_timeout_s
         self.default_max_tokens = default_max_tokens
@@ -65,10 +68,13 @@ class AnthropicProvider:
             transport_error=(httpx2.TransportError,),
             connect_error=(httpx2.ConnectError, httpx2.ConnectTimeout),
             key_env=api_key_env,
-            retries=max_retries,
         )
 
-    async def stream(self, spec: ModelSpec, messages: list[Message]) -> AsyncIterator[StreamEvent]:
+    @classmethod
+    def from_settings(cls, settings: Settings | None, response_cache: ResponseCache | None) -> AnthropicProvider:
+        return cls()
+
+    async def stream(self, spec: ModelSpec, messages: list[Message]) -> AsyncGenerator[StreamEvent, None]:
         base_url = root_url(spec.base_url or os.environ.get("ANTHROPIC_BASE_URL"))
         label = f"{self.name} at {base_url}" if base_url else self.name
         key = os.environ.get(self.api_key_env)
@@ -115,7 +121,7 @@ class AnthropicProvider:
             connect=self.connect_timeout_s,
             read=min(self.read_timeout_s, spec.params.timeout_s),
         )
-        client = _CLIENTS.get(base_url, key, self.max_retries)
+        client = _CLIENTS.get(base_url, key)
         stream = await client.messages.create(**self.request_kwargs(spec, messages), timeout=timeout)
         input_tokens = output_tokens = None
         finish = None
@@ -137,11 +143,11 @@ class AnthropicProvider:
         yield Done(finish)
 
 
-def _make_client(base_url: str | None, key: str, max_retries: int) -> anthropic.AsyncAnthropic:
+def _make_client(base_url: str | None, key: str) -> anthropic.AsyncAnthropic:
     return anthropic.AsyncAnthropic(
         api_key=key,
         base_url=base_url,
-        max_retries=max_retries,
+        max_retries=0,  # the engine retries (core.providers.retry)
         http_client=anthropic.DefaultAsyncHttpxClient(verify=ssl_context()),
     )
 

@@ -6,7 +6,8 @@ A model id is ``"<provider>:<model>"`` — ``openai:gpt-4o-mini``, ``anthropic:c
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
+from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
@@ -43,13 +44,33 @@ class ModelSpec(BaseModel):
         return self.provider == "demo"
 
 
+@dataclass(frozen=True, slots=True)
+class Capabilities:
+    """What the engine may assume about a provider; every provider declares its own."""
+
+    #: Serves recorded responses: a cache hit, whose chunks are not recorded again.
+    is_replay: bool = False
+    #: ``stream`` takes the run's gold facts as ``hints=`` (demo models only; a real provider
+    #: must never be sent the gold preference).
+    accepts_hints: bool = False
+
+
+#: A provider that calls a model: no hints, records what it streams.
+CALLS_A_MODEL = Capabilities()
+
+
 @runtime_checkable
 class Provider(Protocol):
-    """Streams one chat completion. Must never raise for API/transport failures: it yields Error."""
+    """Streams one chat completion. Must never raise for API/transport failures: it yields Error.
+
+    It does not retry: the engine (and :func:`core.providers.calls.collect`) retry before the first
+    byte through :mod:`core.providers.retry`, so SDK clients are built with their retries off.
+    """
 
     name: str
+    capabilities: Capabilities
 
-    def stream(self, spec: ModelSpec, messages: list[Message]) -> AsyncIterator[StreamEvent]: ...
+    def stream(self, spec: ModelSpec, messages: list[Message]) -> AsyncGenerator[StreamEvent, None]: ...
 
     def cost_usd(self, spec: ModelSpec, input_tokens: int | None, output_tokens: int | None) -> float | None:
         """Price of a call, or None when unknown (never 0 for unknown)."""

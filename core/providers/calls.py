@@ -1,14 +1,17 @@
 """A whole (non-interactive) model call on top of the streaming interface: judges and
-intermediate method steps that do not need to be watched use this."""
+intermediate method steps that do not need to be watched use this. It retries through the same
+one layer as the engine (:mod:`core.providers.retry`)."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from contextlib import aclosing
 from dataclasses import dataclass
 
 from core.plan import Message
 from core.providers.base import ModelSpec, Provider
-from core.providers.events import Delta, Done, Error, Usage
+from core.providers.events import Delta, Error, Usage
+from core.providers.retry import DEFAULT_RETRY, RetryPolicy, retrying
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,18 +29,19 @@ class Completion:
 Complete = Callable[[ModelSpec, list[Message]], Awaitable[Completion]]
 
 
-async def collect(provider: Provider, spec: ModelSpec, messages: list[Message]) -> Completion:
+async def collect(
+    provider: Provider, spec: ModelSpec, messages: list[Message], retry: RetryPolicy = DEFAULT_RETRY
+) -> Completion:
     parts: list[str] = []
     usage: Usage | None = None
-    async for event in provider.stream(spec, messages):
-        if isinstance(event, Delta):
-            parts.append(event.text)
-        elif isinstance(event, Usage):
-            usage = event
-        elif isinstance(event, Error):
-            return Completion("".join(parts), error=event.message)
-        elif isinstance(event, Done):
-            break
+    async with aclosing(retrying(lambda: provider.stream(spec, messages), retry)) as events:
+        async for event in events:
+            if isinstance(event, Delta):
+                parts.append(event.text)
+            elif isinstance(event, Usage):
+                usage = event
+            elif isinstance(event, Error):
+                return Completion("".join(parts), error=event.message)
     return Completion(
         "".join(parts),
         input_tokens=usage.input_tokens if usage else None,

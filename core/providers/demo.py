@@ -13,27 +13,31 @@ model on any prompt:
 - ``demo:flaky``     a generic answer that fails mid-stream (to show the error pane).
 - ``demo:slow``      a generic answer at one eighth of the pace, after a pause.
 
-Hints (for the engine): ``DemoProvider.stream(spec, messages, hints=None)`` accepts, for demo
-models only, a dict with any of ``gold_preference`` (str), ``options`` (``{"A": text, …}`` or a
-list in letter order), ``answer`` (the gold letter for MCQ, or yes/no for TF) and
-``query_kind`` / ``answer_format`` ("open" | "mcq" | "tf"). The query kind is applied only to a
-step whose prompt actually asks the question (its options appear in the last user message, or
-it asks yes/no / true/false), so a multi-step method's summary step still gets prose. Without
-hints the format is detected from the prompt. Pass hints only when ``spec.is_demo``; real
-providers do not take them (``core.providers.open_stream`` does this).
+Hints: the provider declares ``capabilities.accepts_hints``, so the engine passes the run's
+:class:`~core.providers.hints.Hints` (read once per run) as ``stream(spec, messages, hints=…)``.
+The query kind is applied only to a step whose prompt actually asks the question (its options
+appear in the last user message, or it asks yes/no / true/false), so a multi-step method's
+summary step still gets prose. Without hints the format is detected from the prompt.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
+from typing import TYPE_CHECKING
 
+from core.history.tokens import count_tokens
 from core.plan import Message
 from core.providers import demo_analyst
 from core.providers import demo_text as dt
-from core.providers.base import ModelSpec
+from core.providers.base import Capabilities, ModelSpec
 from core.providers.events import Delta, Done, Error, StreamEvent, Usage
+from core.providers.hints import Hints
+
+if TYPE_CHECKING:
+    from core.ports import ResponseCache
+    from core.settings import Settings
 
 DEFAULT_TOKENS_PER_S = 40.0  # slow enough to watch, and to cancel one with esc
 MODELS: dict[str, str] = {
@@ -73,20 +77,9 @@ def _pick(options: list[str], *seed: str) -> str:
     return options[dt.stable_int(*seed) % len(options)]
 
 
-def count_tokens(text: str) -> int:
-    """``core.history.tokens.count_tokens`` when that module exists, else ~4 characters per token."""
-    try:
-        from core.history.tokens import count_tokens as real  # written in parallel; optional
-    except ImportError:
-        return max(1, len(text) // 4) if text else 0
-    try:
-        return int(real(text))
-    except (TypeError, ValueError):
-        return max(1, len(text) // 4) if text else 0
-
-
 class DemoProvider:
     name = "demo"
+    capabilities = Capabilities(accepts_hints=True)
 
     def __init__(
         self,
@@ -99,6 +92,10 @@ class DemoProvider:
         self._sleep = sleep
         self._clock = clock
 
+    @classmethod
+    def from_settings(cls, settings: Settings | None, response_cache: ResponseCache | None) -> DemoProvider:
+        return cls(tokens_per_s=settings.demo_tokens_per_s if settings else DEFAULT_TOKENS_PER_S)
+
     @staticmethod
     def label(spec: ModelSpec) -> str:
         return f"{spec.id} (demo: {MODELS.get(spec.model, 'unknown demo model')})"
@@ -110,8 +107,8 @@ class DemoProvider:
         return None
 
     async def stream(
-        self, spec: ModelSpec, messages: list[Message], hints: dict | None = None
-    ) -> AsyncIterator[StreamEvent]:
+        self, spec: ModelSpec, messages: list[Message], hints: Hints | None = None
+    ) -> AsyncGenerator[StreamEvent, None]:
         kind = spec.model
         if kind not in MODELS:
             yield Error(
@@ -155,7 +152,7 @@ class DemoProvider:
         yield Done("stop")
 
 
-def apply_hints(prompt: dt.Prompt, messages: list[Message], hints: dict) -> dt.Prompt:
+def apply_hints(prompt: dt.Prompt, messages: list[Message], hints: Hints) -> dt.Prompt:
     """Adopt the query's options and kind from hints, when this step's prompt asks that question."""
     last = next((m.content for m in reversed(messages) if m.role == "user"), "").lower()
     opts = hints.get("options") or {}
@@ -172,14 +169,14 @@ def apply_hints(prompt: dt.Prompt, messages: list[Message], hints: dict) -> dt.P
     return prompt
 
 
-def oracle_can_answer(prompt: dt.Prompt, hints: dict) -> bool:
+def oracle_can_answer(prompt: dt.Prompt, hints: Hints) -> bool:
     if hints.get("gold_preference"):
         return True
     return prompt.answer_format in ("mcq", "tf") and hints.get("answer") is not None
 
 
 # ---- behaviours ---------------------------------------------------------------------------------
-def compose(kind: str, prompt: dt.Prompt, hints: dict) -> str:
+def compose(kind: str, prompt: dt.Prompt, hints: Hints) -> str:
     if kind == "retrieval":
         return _retrieval(prompt)
     if kind == "oracle":
@@ -262,7 +259,7 @@ def _truthy(value) -> bool | None:
     return None
 
 
-def _oracle(prompt: dt.Prompt, hints: dict) -> str:
+def _oracle(prompt: dt.Prompt, hints: Hints) -> str:
     pref = str(hints.get("gold_preference") or "")
     answer = hints.get("answer")
     lead = f'Keeping your preference in mind ("{_snippet(pref)}"), here is my answer.' if pref else ""

@@ -1,4 +1,6 @@
 """Pure-Python text helpers for the demo models: prompt parsing, keywords, TF-IDF matching.
+Words, stopwords and stems come from :mod:`core.text.words`, the tokenizer BM25 and the heuristic
+judge use too.
 
 Everything here is deterministic (no ``hash()``, which Python salts per process).
 """
@@ -12,38 +14,13 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from core.plan import Message
+from core.text.words import is_content, terms, word_matches
 
-_WORD = re.compile(r"[A-Za-z][A-Za-z'\-]+")
 _OPTION = re.compile(r"^\s*\(?([A-H])[\).:]\s+(.+?)\s*$")
 _SPEAKER = re.compile(r"^\s*(user|human|me)\s*:\s*", re.I)
 _ASSISTANT = re.compile(r"^\s*(assistant|ai|bot|gpt)\s*:\s*", re.I)
-STOPWORDS = frozenset(
-    """a about above after again all also am an and any are as at be because been before being below between
-    both but by can could did do does doing down during each few for from further had has have having he her
-    here hers him his how i if in into is it its itself just let like me might more most my myself no nor not
-    now of off on once only or other our ours out over own please really recommend same she should so some
-    something such suggest than that the their theirs them then there these they this those through to too
-    under until up very want was we were what when where which while who whom why will with would you your
-    yours yourself any anything give tell know think make get got going good best help need answer question
-    option options following choose true false yes no based user assistant never ever always often usually
-    years year ten one two three four five six seven eight nine months days week weeks lot lots much many
-    thing things kind sort way ways maybe actually love hate prefer prefers preference enjoy enjoys dislike
-    dislikes next last first already still just off trying planning thinking wondering looking doing sure
-    able okay fine hey hello thanks thank bit little idea ideas tips advice anyone someone everything nothing
-    today tomorrow tonight soon later recently currently basically probably honestly find start keep try use
-    come see say take put feel look seem done usual new old big small getting twenty thirty forty fifty
-    hundred manage end special celebrate around""".split()
-)
 #: Words after these are usually the nouns a question is about ("the canteen", "for Rome").
 _NOUN_CUES = frozenset("a an the my our some any for about of with this these those your to in near at on".split())
-
-
-def words(text: str) -> list[str]:
-    return [w.lower().strip("'-") for w in _WORD.findall(text)]
-
-
-def content_words(text: str) -> list[str]:
-    return [w for w in words(text) if len(w) > 2 and "'" not in w and w not in STOPWORDS]
 
 
 def keywords(text: str, n: int = 3) -> list[str]:
@@ -55,11 +32,11 @@ def keywords(text: str, n: int = 3) -> list[str]:
     """
     scored: dict[str, tuple[int, int]] = {}
     previous = ""
-    for m in _WORD.finditer(text):
+    for m in word_matches(text):
         raw = m.group(0)
-        w = raw.lower().strip("'-")
+        w = raw.lower()
         cue, previous = previous in _NOUN_CUES, w
-        if len(w) <= 2 or "'" in w or w in STOPWORDS or w.endswith("ly"):
+        if not is_content(w) or not w[0].isalpha() or w.endswith("ly"):
             continue
         before = text[max(0, m.start() - 2) : m.start()]
         inside_sentence = m.start() > 0 and not any(c in before for c in ".?!\n")
@@ -77,13 +54,13 @@ def stable_int(*parts: str) -> int:
 
 def overlap(a: str, b: str) -> float:
     """Share of ``a``'s content words that occur in ``b`` (0–1)."""
-    wa, wb = set(content_words(a)), set(content_words(b))
+    wa, wb = set(terms(a)), set(terms(b))
     return len(wa & wb) / len(wa) if wa else 0.0
 
 
 def best_match(query: str, candidates: list[str]) -> tuple[int, float] | None:
     """Index and cosine score of the candidate most similar to ``query`` under TF-IDF."""
-    docs = [Counter(content_words(c)) for c in candidates]
+    docs = [Counter(terms(c)) for c in candidates]
     if not docs:
         return None
     n = len(docs)
@@ -95,7 +72,7 @@ def best_match(query: str, candidates: list[str]) -> tuple[int, float] | None:
     def vec(counts: Counter) -> dict[str, float]:
         return {w: c * idf.get(w, math.log(1 + n) + 1.0) for w, c in counts.items()}
 
-    q = vec(Counter(content_words(query)))
+    q = vec(Counter(terms(query)))
     qn = math.sqrt(sum(v * v for v in q.values())) or 1.0
     best: tuple[int, float] | None = None
     for i, d in enumerate(docs):

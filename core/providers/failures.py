@@ -32,12 +32,11 @@ class Family:
     transport_error: tuple[type[BaseException], ...]
     #: Env var holding the key, for 401/403 advice.
     key_env: str
-    retries: int = 2
     #: Transport errors that mean "never connected" (checked before ``transport_error``).
     connect_error: tuple[type[BaseException], ...] = ()
 
 
-def openai_family(*, key_env: str, retries: int, read_timeout: tuple[type[BaseException], ...] | None = None) -> Family:
+def openai_family(*, key_env: str, read_timeout: tuple[type[BaseException], ...] | None = None) -> Family:
     """The openai SDK's classes (also what litellm raises for most routes)."""
     import httpx
     import openai
@@ -51,7 +50,6 @@ def openai_family(*, key_env: str, retries: int, read_timeout: tuple[type[BaseEx
         transport_error=(httpx.TransportError,),
         connect_error=(httpx.ConnectError, httpx.ConnectTimeout),
         key_env=key_env,
-        retries=retries,
     )
 
 
@@ -113,8 +111,7 @@ def classify(exc: BaseException, state: StreamState, fam: Family) -> Error:
         return _http_error(exc, status, detail, state, fam)
     if isinstance(exc, fam.timeout_error):
         return Error(
-            f"{label} timed out before responding (retried up to {fam.retries}x); the server may be overloaded "
-            "or the endpoint unreachable",
+            f"{label} timed out before responding; the server may be overloaded or the endpoint unreachable",
             kind="timeout",
             before_first_byte=bfb,
         )
@@ -122,8 +119,7 @@ def classify(exc: BaseException, state: StreamState, fam: Family) -> Error:
         cause = exc.__cause__ or exc.__context__
         why = f": {cause}" if cause else ""
         return Error(
-            f"could not connect to {label}{why} (retried up to {fam.retries}x); is the server running and the "
-            "base_url right?",
+            f"could not connect to {label}{why}; is the server running and the base_url right?",
             kind="transport",
             before_first_byte=bfb,
         )
@@ -149,12 +145,11 @@ def classify(exc: BaseException, state: StreamState, fam: Family) -> Error:
 
 def _http_error(exc: BaseException, status: int | None, detail: str, state: StreamState, fam: Family) -> Error:
     label = state.label
-    retried = f"after up to {fam.retries} retries" if fam.retries else "without retrying"
     if status == 429:
         ra = retry_after(exc)
         wait = f" (retry-after {ra:g}s)" if ra is not None else ""
         return Error(
-            f"429 rate limited by {label}{wait} {retried}: {detail}. Wait, lower concurrency, or raise max_retries",
+            f"429 rate limited by {label}{wait}: {detail}. Wait, or lower the concurrency",
             kind="rate_limit",
             status=429,
             before_first_byte=True,
@@ -187,7 +182,7 @@ def _http_error(exc: BaseException, status: int | None, detail: str, state: Stre
         )
     if status is not None and status >= 500:
         return Error(
-            f"{status} server error from {label} {retried}: {detail}; try again later",
+            f"{status} server error from {label}: {detail}; try again later",
             kind="http",
             status=status,
             before_first_byte=True,

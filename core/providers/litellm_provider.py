@@ -2,14 +2,13 @@
 ``hosted_vllm/…``, ``ollama_chat/…``, Bedrock, Vertex, Together …
 
 litellm takes 5–7 s to import, so it is imported on first use, in a worker thread (the event loop
-and the other panes keep running), with its offline switches set first (providers.md). Call
-:meth:`LiteLLMProvider.preload` ahead of a run to pay that cost early.
+and the other panes keep running), with its offline switches set first (providers.md).
 
 Keys come from whatever env vars litellm reads for the route. With a ``base_url`` (litellm's
 ``api_base``; for ``anthropic/…`` the root WITHOUT ``/v1``) and no key for the route, a placeholder
 key is sent. Unsupported params for a route are dropped (``drop_params``), e.g. ``seed`` for
-Anthropic. Retries: litellm's openai route retries before the first byte like the openai SDK
-(``max_retries``); its anthropic route does not retry (``num_retries`` needs ``tenacity``).
+Anthropic. litellm's own retries are off (``max_retries=0`` for its openai route, ``num_retries=0``
+for its retry wrapper): the engine is the one retry layer (:mod:`core.providers.retry`).
 """
 
 from __future__ import annotations
@@ -17,12 +16,18 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
+from typing import TYPE_CHECKING
 
 from core.plan import Message
-from core.providers.base import ModelSpec
+from core.providers.base import CALLS_A_MODEL, ModelSpec
 from core.providers.events import Error, StreamEvent
 from core.providers.streaming import StreamState, guarded, openai_chunk_events
+
+if TYPE_CHECKING:
+    from core.ports import ResponseCache
+    from core.providers.failures import Family
+    from core.settings import Settings
 
 OFFLINE_ENV = {"LITELLM_LOCAL_MODEL_COST_MAP": "True", "LITELLM_MODE": "PRODUCTION", "HF_HUB_OFFLINE": "1"}
 #: The env var a route's key conventionally lives in; used to decide on a placeholder key.
@@ -42,27 +47,27 @@ def load_litellm():
 
 def _causes(exc: BaseException) -> list[BaseException]:
     out: list[BaseException] = []
-    while exc is not None and exc not in out:
-        out.append(exc)
-        exc = exc.__cause__ or exc.__context__
+    cur: BaseException | None = exc
+    while cur is not None and cur not in out:
+        out.append(cur)
+        cur = cur.__cause__ or cur.__context__
     return out
 
 
 class LiteLLMProvider:
     name = "litellm"
-    #: Read by the engine: litellm's openai route retries before the first byte (max_retries).
-    retries_itself = True
+    capabilities = CALLS_A_MODEL
 
-    def __init__(self, *, max_retries: int = 2, read_timeout_s: float = 60.0, drop_params: bool = True):
-        self.max_retries = max_retries
+    def __init__(self, *, read_timeout_s: float = 60.0, drop_params: bool = True):
         self.read_timeout_s = read_timeout_s
         self.drop_params = drop_params
-        self._family = None
+        self._family: Family | None = None
 
-    async def preload(self) -> None:
-        await asyncio.to_thread(load_litellm)
+    @classmethod
+    def from_settings(cls, settings: Settings | None, response_cache: ResponseCache | None) -> LiteLLMProvider:
+        return cls()
 
-    async def stream(self, spec: ModelSpec, messages: list[Message]) -> AsyncIterator[StreamEvent]:
+    async def stream(self, spec: ModelSpec, messages: list[Message]) -> AsyncGenerator[StreamEvent, None]:
         try:
             litellm = await asyncio.to_thread(load_litellm)
         except ImportError as exc:
@@ -105,7 +110,8 @@ class LiteLLMProvider:
             "stream": True,
             "stream_options": {"include_usage": True},
             "timeout": min(self.read_timeout_s, p.timeout_s),
-            "max_retries": self.max_retries,
+            "max_retries": 0,  # the engine retries (core.providers.retry)
+            "num_retries": 0,
             "drop_params": self.drop_params,
         }
         if spec.base_url:
@@ -141,7 +147,7 @@ class LiteLLMProvider:
         from core.providers.failures import classify, clean_message, openai_family
 
         if self._family is None:
-            self._family = openai_family(key_env="", retries=self.max_retries, read_timeout=(httpx.TimeoutException,))
+            self._family = openai_family(key_env="", read_timeout=(httpx.TimeoutException,))
         # litellm wraps transport failures in status errors (a refused connection becomes a 500,
         # a dropped stream a MidStreamFallbackError); the cause chain says what really happened.
         transport = (openai.APIConnectionError, httpx.TimeoutException, httpx.TransportError, json.JSONDecodeError)

@@ -7,34 +7,38 @@ With a ``base_url`` the same code talks to any OpenAI-compatible server: vLLM
 Parameter mapping: ``max_tokens`` is sent as ``max_completion_tokens`` to api.openai.com (its
 reasoning models reject ``max_tokens``) and as ``max_tokens`` to a ``base_url`` server (what vLLM,
 llama.cpp and Ollama all accept). ``reasoning_effort``, ``seed`` and ``temperature`` are sent only
-when set. The SDK retries before the first byte (``max_retries``, default 2, honouring
-``retry-after``); nothing is retried once text has streamed.
+when set. The SDK client is built with ``max_retries=0``: the engine is the one retry layer
+(:mod:`core.providers.retry`).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
+from typing import TYPE_CHECKING
 
 import httpx
 import openai
 
 from core.plan import Message
 from core.providers import pricing
-from core.providers.base import ModelSpec
+from core.providers.base import CALLS_A_MODEL, ModelSpec
 from core.providers.clients import LoopClients
 from core.providers.events import Error, StreamEvent
 from core.providers.failures import classify, openai_family
 from core.providers.streaming import StreamState, guarded, openai_chunk_events
 from core.providers.tls import ssl_context
 
+if TYPE_CHECKING:
+    from core.ports import ResponseCache
+    from core.settings import Settings
+
 #: Key placeholder for keyless local servers (the SDK refuses an empty key).
 NO_KEY = "not-needed"
 
 
 class OpenAIChatProvider:
-    #: Read by the engine: the SDK already retries before the first byte (max_retries).
-    retries_itself = True
+    capabilities = CALLS_A_MODEL
 
     def __init__(
         self,
@@ -42,20 +46,22 @@ class OpenAIChatProvider:
         name: str = "openai",
         base_url: str | None = None,
         api_key_env: str | None = "OPENAI_API_KEY",
-        max_retries: int = 2,
         read_timeout_s: float = 60.0,
         connect_timeout_s: float = 10.0,
     ):
         self.name = name
         self.base_url = base_url
         self.api_key_env = api_key_env
-        self.max_retries = max_retries
         self.read_timeout_s = read_timeout_s
         self.connect_timeout_s = connect_timeout_s
-        self._family = openai_family(key_env=api_key_env or "", retries=max_retries)
+        self._family = openai_family(key_env=api_key_env or "")
+
+    @classmethod
+    def from_settings(cls, settings: Settings | None, response_cache: ResponseCache | None) -> OpenAIChatProvider:
+        return cls()
 
     # ---- Provider protocol --------------------------------------------------------------------
-    async def stream(self, spec: ModelSpec, messages: list[Message]) -> AsyncIterator[StreamEvent]:
+    async def stream(self, spec: ModelSpec, messages: list[Message]) -> AsyncGenerator[StreamEvent, None]:
         base_url = spec.base_url or self.base_url
         if base_url is None and self.name == "openai":
             base_url = os.environ.get("OPENAI_BASE_URL") or None  # the SDK's own convention
@@ -111,7 +117,7 @@ class OpenAIChatProvider:
             connect=self.connect_timeout_s,
             read=min(self.read_timeout_s, spec.params.timeout_s),
         )
-        client = _CLIENTS.get(base_url, key, self.max_retries)
+        client = _CLIENTS.get(base_url, key)
         stream = await client.chat.completions.create(
             **self.request_kwargs(spec, messages, hosted=base_url is None), timeout=timeout
         )
@@ -120,11 +126,11 @@ class OpenAIChatProvider:
                 yield event
 
 
-def _make_client(base_url: str | None, key: str, max_retries: int) -> openai.AsyncOpenAI:
+def _make_client(base_url: str | None, key: str) -> openai.AsyncOpenAI:
     return openai.AsyncOpenAI(
         api_key=key,
         base_url=base_url,
-        max_retries=max_retries,
+        max_retries=0,  # the engine retries (core.providers.retry)
         http_client=openai.DefaultAsyncHttpxClient(verify=ssl_context()),
     )
 

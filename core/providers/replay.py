@@ -11,21 +11,24 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
+from typing import TYPE_CHECKING
 
 from core.plan import Message
 from core.ports import ResponseCache
-from core.providers.base import ModelSpec
+from core.providers.base import Capabilities, ModelSpec
 from core.providers.events import Delta, Done, Error, StreamEvent, Usage
 from core.providers.recording import request_hash
+
+if TYPE_CHECKING:
+    from core.settings import Settings
 
 _HASH = re.compile(r"^[0-9a-f]{64}$")
 
 
 class ReplayProvider:
     name = "replay"
-    #: Read by the engine: a replayed answer is a cache hit and is not recorded again.
-    is_replay = True
+    capabilities = Capabilities(is_replay=True)
 
     def __init__(
         self,
@@ -39,12 +42,16 @@ class ReplayProvider:
         self.speed = speed
         self._sleep = sleep
 
+    @classmethod
+    def from_settings(cls, settings: Settings | None, response_cache: ResponseCache | None) -> ReplayProvider:
+        return cls(response_cache)
+
     def lookup_key(self, spec: ModelSpec, messages: list[Message]) -> str:
         if _HASH.match(spec.model):
             return spec.model
         return request_hash(spec.model, messages, spec.params)
 
-    async def stream(self, spec: ModelSpec, messages: list[Message]) -> AsyncIterator[StreamEvent]:
+    async def stream(self, spec: ModelSpec, messages: list[Message]) -> AsyncGenerator[StreamEvent, None]:
         if self.cache is None:
             yield Error(
                 "replay needs a response cache: open prefscope with a database (or pass one to the provider registry)",

@@ -13,7 +13,7 @@ of the loop closes the connection at once rather than when the generator is garb
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
 
 from core.providers.events import Delta, Done, Error, StreamEvent, Usage
@@ -39,8 +39,8 @@ Classifier = Callable[[BaseException, StreamState], Error]
 
 
 async def guarded(
-    producer: AsyncIterator[StreamEvent], *, timeout_s: float, classify: Classifier, label: str
-) -> AsyncIterator[StreamEvent]:
+    producer: AsyncGenerator[StreamEvent, None], *, timeout_s: float, classify: Classifier, label: str
+) -> AsyncGenerator[StreamEvent, None]:
     """Yield the producer's events; end with exactly one ``Error`` if anything goes wrong."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout_s
@@ -75,7 +75,7 @@ async def guarded(
         await producer.aclose()
 
 
-async def openai_chunk_events(chunks) -> AsyncIterator[StreamEvent]:
+async def openai_chunk_events(chunks) -> AsyncGenerator[StreamEvent, None]:
     """Delta, Usage, Done from OpenAI-format chat-completion chunks (the openai SDK's and
     litellm's): usage arrives on a final chunk without choices; guard ``if chunk.choices``."""
     usage = None

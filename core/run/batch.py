@@ -1,8 +1,8 @@
 """Batch mode: run a grid's cells with a global cap on runs in flight, resumably.
 
 Headless and storage-free: persistence comes in through a :class:`CellStore` port and running a
-cell through a ``RunCell`` callable (normally an :class:`EngineCellRunner`, which shares ONE
-engine between all runs, so the engine's per-provider limit holds across the whole batch).
+cell through a ``RunCell`` callable (normally a :class:`core.run.cells.EngineCellRunner`, which
+shares ONE engine between all runs, so the engine's per-provider limit holds across the whole batch).
 
 Resuming: the store knows each cell's last status. ``ok`` cells are skipped; ``error`` /
 ``partial`` cells only with ``retry_failed``; ``cancelled``, ``interrupted``, stale ``running``
@@ -14,22 +14,15 @@ partial text — and marks their cells ``cancelled``; everything finished so far
 from __future__ import annotations
 
 import asyncio
-from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from core.model import UserBundle
-from core.plan import PromptPlan
-from core.providers.base import ModelSpec
-from core.run.engine import Engine, EngineOptions, ProviderFor
 from core.run.grid import Cell
-from core.run.spec import ResponseFinished, RunEvent, RunFinished, RunSpec, new_id
+from core.run.spec import new_id
 
 DONE = {"ok"}
 FAILED = {"error", "partial"}
-#: Output tokens assumed per call for the estimate when a model has no max_tokens.
-ASSUMED_OUTPUT_TOKENS = 400
 
 
 class CellStore(Protocol):
@@ -194,138 +187,3 @@ class BatchRunner:
                 if outcome.error and len(p.errors) < 20:
                     p.errors.append(f"{cell.spec.user_id}/{cell.spec.query_id} {cell.model.id}: {outcome.error}")
             self.on_progress(p)
-
-
-class EngineCellRunner:
-    """Runs cells through one shared :class:`Engine`, with plans and bundles cached.
-
-    ``prepare(spec, bundle)`` builds the prompt plan (``core.run.prepare.prepare_plan`` bound to the
-    filler pools and settings); ``load_bundle(user_id)`` reads a user. Plans are shared by all cells
-    with the same plan key (the models differ) and kept in an LRU of ``plan_cache`` entries.
-    """
-
-    def __init__(
-        self,
-        provider_for: ProviderFor,
-        emit: Callable[[RunEvent], None],
-        *,
-        prepare: Callable[[RunSpec, UserBundle], PromptPlan],
-        load_bundle: Callable[[str], UserBundle],
-        judges: Sequence = (),
-        options: EngineOptions | None = None,
-        progress: Progress | None = None,
-        plan_cache: int = 256,
-    ):
-        self._downstream = emit
-        self.engine = Engine(provider_for, self._emit, judges=judges, options=options)
-        self._prepare = prepare
-        self._load_bundle = load_bundle
-        self._bundles: dict[str, UserBundle] = {}
-        self._plans: OrderedDict[str, PromptPlan] = OrderedDict()
-        self._plan_cache = max(1, plan_cache)
-        self._status: dict[str, str] = {}
-        self._errors: dict[str, str] = {}
-        self.progress = progress or Progress()
-
-    def bundle(self, user_id: str) -> UserBundle:
-        if user_id not in self._bundles:
-            self._bundles[user_id] = self._load_bundle(user_id)
-        return self._bundles[user_id]
-
-    def plan_for(self, cell: Cell) -> PromptPlan:
-        key = cell.plan_key
-        if key in self._plans:
-            self._plans.move_to_end(key)
-            return self._plans[key]
-        plan = self._prepare(cell.spec, self.bundle(cell.spec.user_id))
-        self._plans[key] = plan
-        while len(self._plans) > self._plan_cache:
-            self._plans.popitem(last=False)
-        return plan
-
-    def _emit(self, event: RunEvent) -> None:
-        if isinstance(event, ResponseFinished):
-            p = self.progress
-            p.input_tokens += event.input_tokens or 0
-            p.output_tokens += event.output_tokens or 0
-            if event.cost_usd is not None:
-                p.cost_usd += event.cost_usd
-                p.priced += 1
-            elif event.input_tokens or event.output_tokens:  # used tokens at an unknown price
-                p.unpriced += 1
-            if event.error and event.status != "cancelled":
-                self._errors.setdefault(event.run_id, event.error)
-        elif isinstance(event, RunFinished):
-            self._status[event.run_id] = event.status
-        self._downstream(event)
-
-    async def __call__(self, cell: Cell, run_id: str) -> CellOutcome:
-        try:
-            bundle = self.bundle(cell.spec.user_id)
-            plan = self.plan_for(cell)
-        except Exception as exc:
-            return CellOutcome("error", f"could not prepare the prompt: {type(exc).__name__}: {exc}")
-        await self.engine.run(cell.spec, plan, bundle, run_id=run_id)
-        return CellOutcome(self._status.pop(run_id, "error"), self._errors.pop(run_id, None))
-
-
-@dataclass
-class Estimate:
-    cells: int
-    input_tokens: int
-    #: Assumed: each model's max_tokens, else ASSUMED_OUTPUT_TOKENS per call.
-    output_tokens: int
-    #: Sum over priced models; None when no model in the batch has a known price.
-    cost_usd: float | None
-    unpriced_models: list[str]
-    calls: int
-    failures: list[str] = field(default_factory=list)
-    #: Prompt + output tokens going to models without a known price.
-    unpriced_tokens: int = 0
-
-    def cost_text(self) -> str:
-        if self.cost_usd is None:
-            return "n/a"
-        text = f"${self.cost_usd:,.4f}"
-        if self.unpriced_models:
-            text += f" + n/a for {', '.join(self.unpriced_models)}"
-        return text
-
-
-def estimate(
-    cells: Iterable[Cell], plan_of: Callable[[Cell], PromptPlan], cost_of: Callable[[ModelSpec, int, int], float | None]
-) -> Estimate:
-    """Prompt tokens from the plans × models; cost via the providers' ``cost_usd`` when known.
-
-    Judge calls are not included. A cell whose plan cannot be built is listed in ``failures``
-    (it will be recorded as an error when the batch runs).
-    """
-    n = tin = tout = calls = unpriced_tokens = 0
-    cost = 0.0
-    priced = False
-    unpriced: list[str] = []
-    failures: list[str] = []
-    for cell in cells:
-        n += 1
-        try:
-            plan = plan_of(cell)
-        except Exception as exc:
-            failures.append(f"{cell.spec.user_id}/{cell.spec.query_id} {cell.spec.method} {cell.spec.context}: {exc}")
-            continue
-        steps = len(plan.steps)
-        out = (cell.model.params.max_tokens or ASSUMED_OUTPUT_TOKENS) * steps
-        tin += plan.total_tokens
-        tout += out
-        calls += steps
-        try:
-            c = cost_of(cell.model, plan.total_tokens, out)
-        except Exception:
-            c = None
-        if c is None:
-            unpriced_tokens += plan.total_tokens + out
-            if cell.model.id not in unpriced:
-                unpriced.append(cell.model.id)
-        else:
-            priced = True
-            cost += c
-    return Estimate(n, tin, tout, cost if priced or not unpriced else None, unpriced, calls, failures, unpriced_tokens)

@@ -1,19 +1,21 @@
 """The run engine: the only place that orchestrates a run.
 
 Given a RunSpec and its PromptPlan it streams every chosen model concurrently (multi-step
-methods step by step per model), times them, retries only before the first byte, enforces a
-deadline per call and a concurrency limit per provider, runs the judges on each finished answer,
-and emits RunEvents. Views (TUI, CLI) and the storage recorder subscribe to those events; one
-model's failure or cancellation never touches the others.
+methods step by step per model), times them, retries only before the first byte (the one retry
+layer, :mod:`core.providers.retry`), enforces a deadline per call and a concurrency limit per
+provider, runs the judges on each finished answer, and emits RunEvents. Views (TUI, CLI) and the
+storage recorder subscribe to those events; one model's failure or cancellation never touches
+the others.
 """
 
 from __future__ import annotations
 
 import asyncio
-import inspect
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import AsyncGenerator, Callable, Sequence
+from contextlib import aclosing
+from dataclasses import dataclass
+from functools import cached_property
 
 from core.judges.apply import judge_answer
 from core.judges.base import Judge, JudgeInput
@@ -21,7 +23,10 @@ from core.model import UserBundle
 from core.plan import Message, PromptPlan, fill
 from core.providers.base import ModelSpec, Provider
 from core.providers.calls import Completion, collect
-from core.providers.events import Delta, Done, Error, Usage
+from core.providers.events import Delta, Error, StreamEvent, Usage
+from core.providers.hints import Hints, gold_hints
+from core.providers.recording import request_hash
+from core.providers.retry import RetryPolicy, retrying
 from core.run.spec import (
     JudgeScored,
     ResponseFinished,
@@ -30,6 +35,7 @@ from core.run.spec import (
     RunFinished,
     RunSpec,
     RunStarted,
+    RunStatus,
     TokensArrived,
     new_id,
 )
@@ -37,18 +43,19 @@ from core.run.spec import (
 Emit = Callable[[RunEvent], None]
 ProviderFor = Callable[[ModelSpec], Provider]
 
-#: Error kinds worth another attempt when nothing has been streamed yet.
-RETRYABLE = {"rate_limit", "transport", "timeout"}
-
 
 @dataclass
 class EngineOptions:
-    #: Attempts after the first, only before the first byte. Providers whose SDK already
-    #: retries (``retries_itself = True``) are not retried again here.
+    #: Attempts after the first, only before the first byte, for every provider.
     retries: int = 2
+    #: First wait when the server sends no retry-after; doubles each attempt.
     backoff_s: float = 0.5
     #: Max concurrent calls per provider name (openai, anthropic, demo …).
     per_provider: int = 4
+
+    @property
+    def retry(self) -> RetryPolicy:
+        return RetryPolicy(retries=self.retries, backoff_s=self.backoff_s)
 
 
 @dataclass
@@ -56,7 +63,20 @@ class _Slot:
     index: int
     model: ModelSpec
     task: asyncio.Task | None = None
-    response_ids: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Run:
+    """One run's inputs, and what is derived from them once rather than per call."""
+
+    run_id: str
+    spec: RunSpec
+    plan: PromptPlan
+    bundle: UserBundle
+
+    @cached_property
+    def hints(self) -> Hints:
+        return gold_hints(self.bundle, self.spec.query_id)
 
 
 class RunHandle:
@@ -65,7 +85,6 @@ class RunHandle:
     def __init__(self, run_id: str):
         self.run_id = run_id
         self._slots: list[_Slot] = []
-        self._task: asyncio.Task | None = None
 
     def cancel(self, slot: int | None = None) -> None:
         if slot is None:
@@ -88,23 +107,15 @@ class Engine:
         emit: Emit,
         *,
         judges: Sequence[Judge] = (),
-        judge_model: ModelSpec | None = None,
         options: EngineOptions | None = None,
     ):
         self._provider_for = provider_for
         self._emit = emit
         self._judges = list(judges)
-        self._judge_model = judge_model
         self.options = options or EngineOptions()
         self._limits: dict[str, asyncio.Semaphore] = {}
 
     # -- public ------------------------------------------------------------------------
-    def start(self, spec: RunSpec, plan: PromptPlan, bundle: UserBundle, *, run_id: str | None = None) -> RunHandle:
-        """Start a run on the running loop; await ``handle.wait()``-style via :meth:`run`."""
-        handle = RunHandle(run_id or new_id("run"))
-        handle._task = asyncio.ensure_future(self._run(handle, spec, plan, bundle))
-        return handle
-
     async def run(
         self,
         spec: RunSpec,
@@ -118,25 +129,24 @@ class Engine:
         handle = RunHandle(run_id or new_id("run"))
         if on_handle:
             on_handle(handle)
-        await self._run(handle, spec, plan, bundle)
+        await self._run(handle, _Run(handle.run_id, spec, plan, bundle))
         return handle.run_id
 
     # -- orchestration -------------------------------------------------------------------
-    async def _run(self, handle: RunHandle, spec: RunSpec, plan: PromptPlan, bundle: UserBundle) -> None:
-        self._emit(RunStarted(handle.run_id, spec, plan))
-        handle._slots = [_Slot(i, m) for i, m in enumerate(spec.models)]
+    async def _run(self, handle: RunHandle, run: _Run) -> None:
+        self._emit(RunStarted(run.run_id, run.spec, run.plan))
+        handle._slots = [_Slot(i, m) for i, m in enumerate(run.spec.models)]
         for slot in handle._slots:
-            slot.task = asyncio.ensure_future(self._run_slot(handle.run_id, slot, spec, plan, bundle))
-        statuses: list[str] = []
+            slot.task = asyncio.ensure_future(self._run_slot(run, slot))
         try:
-            results = await asyncio.gather(*(s.task for s in handle._slots), return_exceptions=True)
+            results = await asyncio.gather(*(s.task for s in handle._slots if s.task), return_exceptions=True)
         except asyncio.CancelledError:
             handle.cancel()
-            await asyncio.gather(*(s.task for s in handle._slots), return_exceptions=True)
-            self._emit(RunFinished(handle.run_id, "cancelled"))
+            await asyncio.gather(*(s.task for s in handle._slots if s.task), return_exceptions=True)
+            self._emit(RunFinished(run.run_id, "cancelled"))
             raise
-        for r in results:
-            statuses.append(r if isinstance(r, str) else "error")
+        statuses = [r if isinstance(r, str) else "error" for r in results]
+        overall: RunStatus
         if all(s == "ok" for s in statuses):
             overall = "ok"
         elif all(s == "cancelled" for s in statuses):
@@ -145,40 +155,38 @@ class Engine:
             overall = "partial"
         else:
             overall = "error"
-        self._emit(RunFinished(handle.run_id, overall))
+        self._emit(RunFinished(run.run_id, overall))
 
-    async def _run_slot(self, run_id: str, slot: _Slot, spec: RunSpec, plan: PromptPlan, bundle: UserBundle) -> str:
+    async def _run_slot(self, run: _Run, slot: _Slot) -> str:
+        provider = self._provider_for(slot.model)
+        hints = run.hints if provider.capabilities.accepts_hints else None
         outputs: dict[str, str] = {}
         final: ResponseFinished | None = None
-        for n, step in enumerate(plan.steps):
-            is_final = n == len(plan.steps) - 1
+        for n, step in enumerate(run.plan.steps):
+            is_final = n == len(run.plan.steps) - 1
             messages = fill(step, outputs)
-            finished = await self._stream_step(run_id, slot, step.name, is_final, messages, spec, bundle)
+            finished = await self._stream_step(run.run_id, slot, provider, hints, step.name, is_final, messages)
             if finished.status != "ok":
                 return finished.status
             outputs[step.name] = finished.text
             final = finished
         if final is not None and self._judges:
-            await self._judge(run_id, final, spec, plan, bundle, slot.model)
+            await self._judge(run.run_id, final, run.spec, run.plan, run.bundle, slot.model)
         return "ok"
 
     async def _stream_step(
         self,
         run_id: str,
         slot: _Slot,
+        provider: Provider,
+        hints: Hints | None,
         step: str,
         is_final: bool,
         messages: list[Message],
-        spec: RunSpec,
-        bundle: UserBundle,
     ) -> ResponseFinished:
-        from core.providers.recording import request_hash  # light module, no SDK imports
-
         model = slot.model
         response_id = new_id("resp")
-        slot.response_ids.append(response_id)
         req_hash = request_hash(model.id, messages, model.params)
-        provider = self._provider_for(model)
         self._emit(ResponseStarted(run_id, response_id, model, slot.index, step, is_final, req_hash))
         parts: list[str] = []
         chunks: list[tuple[float, str]] = []
@@ -187,25 +195,33 @@ class Engine:
         t0 = time.monotonic()
         first: float | None = None
         limit = self._limits.setdefault(model.provider, asyncio.Semaphore(self.options.per_provider))
-        attempts = 0 if getattr(provider, "retries_itself", False) else self.options.retries
+
+        def open_stream() -> AsyncGenerator[StreamEvent, None]:
+            if hints is None:
+                return provider.stream(model, messages)
+            return provider.stream(model, messages, hints=hints)  # type: ignore[call-arg]  # accepts_hints
+
         try:
-            async with limit:
-                for attempt in range(attempts + 1):
-                    outcome = await self._consume(
-                        provider, model, messages, spec, bundle, response_id, parts, chunks, t0
-                    )
-                    usage = outcome.usage or usage
-                    first = first or outcome.first
-                    if outcome.error is None:
-                        break
-                    err = outcome.error
-                    retryable = (
-                        err.before_first_byte and not parts and (err.kind in RETRYABLE or (err.status or 0) >= 500)
-                    )
-                    if not retryable or attempt == attempts:
-                        status, error = "error", err.message
-                        break
-                    await asyncio.sleep(self._retry_delay(err, attempt))
+            async with limit, asyncio.timeout(model.params.timeout_s):
+                async with aclosing(retrying(open_stream, self.options.retry)) as events:
+                    async for event in events:
+                        if isinstance(event, Delta):
+                            if not event.text:
+                                continue
+                            if first is None:
+                                first = event.t
+                            parts.append(event.text)
+                            chunks.append((round(event.t - t0, 4), event.text))
+                            self._emit(TokensArrived(response_id, event.text, event.t))
+                        elif isinstance(event, Usage):
+                            usage = event
+                        elif isinstance(event, Error):
+                            status, error = "error", event.message
+        except TimeoutError:
+            status = "error"
+            error = (
+                f"no complete answer within the {model.params.timeout_s:g} s deadline (raise timeout_s for slow models)"
+            )
         except asyncio.CancelledError:
             status, error = "cancelled", "cancelled by the operator"
         except Exception as exc:  # a provider bug must not take the other panes down
@@ -229,55 +245,6 @@ class Engine:
         self._emit(finished)
         return finished
 
-    async def _consume(
-        self,
-        provider: Provider,
-        model: ModelSpec,
-        messages: list[Message],
-        spec: RunSpec,
-        bundle: UserBundle,
-        response_id: str,
-        parts: list[str],
-        chunks: list,
-        t0: float,
-    ):
-        outcome = _Outcome()
-        kwargs = {}
-        if _accepts_hints(provider):
-            kwargs["hints"] = demo_hints(bundle, spec)
-        try:
-            async with asyncio.timeout(model.params.timeout_s):
-                async for event in provider.stream(model, messages, **kwargs):
-                    if isinstance(event, Delta):
-                        if not event.text:
-                            continue
-                        if outcome.first is None:
-                            outcome.first = event.t
-                        parts.append(event.text)
-                        chunks.append((round(event.t - t0, 4), event.text))
-                        self._emit(TokensArrived(response_id, event.text, event.t))
-                    elif isinstance(event, Usage):
-                        outcome.usage = event
-                    elif isinstance(event, Error):
-                        outcome.error = event
-                        return outcome
-                    elif isinstance(event, Done):
-                        return outcome
-        except TimeoutError:
-            outcome.error = Error(
-                f"no complete answer within the {model.params.timeout_s:g} s deadline "
-                "(raise timeout_s for slow models)",
-                kind="timeout",
-                before_first_byte=not parts,
-            )
-        return outcome
-
-    def _retry_delay(self, err: Error, attempt: int) -> float:
-        retry_after = getattr(err, "retry_after", None)
-        if retry_after is not None:
-            return max(0.0, float(retry_after))
-        return self.options.backoff_s * (2**attempt)
-
     def _finished(
         self, run_id, response_id, slot, step, is_final, status, error, parts, chunks, usage, t0, first, provider, model
     ) -> ResponseFinished:
@@ -288,6 +255,7 @@ class Engine:
             cost = provider.cost_usd(model, in_tok, out_tok) if usage else None
         except Exception:
             cost = None
+        replayed = provider.capabilities.is_replay
         return ResponseFinished(
             run_id=run_id,
             response_id=response_id,
@@ -302,8 +270,8 @@ class Engine:
             input_tokens=in_tok,
             output_tokens=out_tok,
             cost_usd=cost,
-            cache_hit=bool(getattr(provider, "is_replay", False)),
-            chunks=tuple(chunks) if not getattr(provider, "is_replay", False) else (),
+            cache_hit=replayed,
+            chunks=() if replayed else tuple(chunks),
         )
 
     # -- judging -------------------------------------------------------------------------
@@ -328,24 +296,3 @@ class Engine:
         judgments = await judge_answer(self._judges, item, complete)
         for j in judgments:
             self._emit(JudgeScored(run_id, final.response_id, j))
-
-
-@dataclass
-class _Outcome:
-    first: float | None = None
-    usage: Usage | None = None
-    error: Error | None = None
-
-
-def _accepts_hints(provider: Provider) -> bool:
-    try:
-        return "hints" in inspect.signature(provider.stream).parameters
-    except (TypeError, ValueError):
-        return False
-
-
-def demo_hints(bundle: UserBundle, spec: RunSpec) -> dict:
-    """Gold facts only the offline demo models may see (``demo:oracle`` is the upper bound)."""
-    query = bundle.query(spec.query_id)
-    pref = bundle.preference(query.preference_id).text if query.preference_id else query.gold_preference
-    return {"gold_preference": pref, "query_kind": query.kind, "options": list(query.options), "answer": query.answer}

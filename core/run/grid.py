@@ -55,7 +55,7 @@ class Grid(BaseModel):
     users: list[str] | Literal["*"] = "*"
     queries: list[str] | Literal["*"] = "*"
     query_kinds: list[str] = Field(default_factory=list)
-    expression_types: list[int | None] = Field(default_factory=lambda: [None])
+    expression_types: list[int | None] = Field(default_factory=lambda: list[int | None]([None]))
     contexts: list[str] = Field(default_factory=lambda: ["simple"])
     methods: list[str] = Field(default_factory=lambda: ["zero-shot"])
     seeds: list[int] = Field(default_factory=lambda: [0])
@@ -66,8 +66,8 @@ class Grid(BaseModel):
 
     @field_validator("models", mode="before")
     @classmethod
-    def _models(cls, value):
-        out = []
+    def _models(cls, value: list[object] | None) -> list[object]:
+        out: list[object] = []
         for m in value or []:
             if isinstance(m, str):
                 out.append({"id": m})

@@ -1,43 +1,62 @@
-"""From a RunSpec to the PromptPlan the engine sends: build the context, apply the method,
-check every model's context window. Shared by the TUI, `prefscope run` and `prefscope batch`."""
+"""From a RunSpec to the PromptPlan the engine sends: build the context, apply the method, check
+every model's context window. The ONE path: the TUI, `prefscope run`, `prefscope prompt` and
+`prefscope batch` all come here (through the workbench)."""
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
+import hashlib
+import json
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
 
-from core.history.build import build_context
+from core.history.build import abuild_context
 from core.history.configs import ContextError, check_window
+from core.history.types import BuiltContext
 from core.model import FillerPool, Session, UserBundle
-from core.plan import ContextEntry, PromptPlan
+from core.plan import PromptPlan
 from core.ports import EmbeddingCache, SummaryCache
+from core.providers.base import ModelSpec, Provider
 from core.run.spec import RunSpec
 from core.settings import Settings
 
 
-def prepare_plan(
+@dataclass(frozen=True)
+class Prepared:
+    plan: PromptPlan
+    #: What the history builder made (positions, filler, pending summaries): `prefscope prompt` shows it.
+    context: BuiltContext
+
+
+async def prepare(
     spec: RunSpec,
     bundle: UserBundle,
     filler_pools: Iterable[FillerPool],
     settings: Settings,
     *,
+    provider_for: Callable[[ModelSpec], Provider] | None = None,
     embedding_cache: EmbeddingCache | None = None,
     summary_cache: SummaryCache | None = None,
     windows: dict[str, int | None] | None = None,
-) -> PromptPlan:
+    write_summaries: bool = True,
+) -> Prepared:
     """The exact plan for ``spec``. Raises ``core.history.configs.ContextError`` (with the numbers) when
-    the context does not fit a model's window and ``spec.force`` is off.
+    the context does not fit a model's window, unless ``spec.force`` is on or the settings do not
+    enforce windows (then the plan carries a note).
 
     ``windows`` maps model id -> context window; missing ids are asked of their provider.
+    ``write_summaries=False`` (`prefscope prompt`, which sends nothing): sessions of a summaries
+    context without a cached summary show a placeholder and are listed in
+    ``context.summary_requests`` instead of being summarised by a model call.
     """
     from core import methods
     from core.methods.base import MethodOptions
 
+    provider_for = provider_for or _registry(settings)
     query = bundle.query(spec.query_id)
     opts = spec.method_options
     summary_model = summary_model_for(spec)
-    ctx = build_context(
+    write = write_summaries and spec.context == "summaries"
+    ctx = await abuild_context(
         bundle,
         query=query,
         expression_type=spec.expression_type,
@@ -46,7 +65,7 @@ def prepare_plan(
         filler_pools=filler_pools,
         session_ids=opts.get("session_ids"),
         summary_cache=summary_cache,
-        summarise=summariser(summary_model, settings) if spec.context == "summaries" else None,
+        summarise=summariser(summary_model, provider_for(summary_model)) if write else None,
         summary_model=summary_model.id,
     )
     options = MethodOptions(
@@ -56,34 +75,32 @@ def prepare_plan(
         embedding_cache=embedding_cache,
     )
     plan = methods.plan(spec.method, ctx, query, options)
-    plan.context = [ContextEntry(session_id=cs.key, tokens=cs.tokens, filler=cs.is_filler) for cs in ctx.sessions]
-    for note in window_notes(spec, plan, settings, windows or {}):
-        plan.notes.append(note)
-    return plan
+    force = spec.force or not settings.enforce_context_window
+    plan.notes += window_notes(spec, plan, force, windows or {}, provider_for)
+    return Prepared(plan, ctx)
 
 
-def summary_model_for(spec: RunSpec):
+def messages_sha256(plan: PromptPlan) -> str:
+    """sha256 of every step's messages in order: two plans with equal digests send the same prompts."""
+    steps = [[m.model_dump(mode="json") for m in step.messages] for step in plan.steps]
+    raw = json.dumps(steps, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(raw.encode()).hexdigest()
+
+
+def summary_model_for(spec: RunSpec) -> ModelSpec:
     """Who writes the session summaries: ``method_options["summary_model"]``, else the first model."""
-    from core.providers.base import ModelSpec
-
     chosen = spec.method_options.get("summary_model")
     return ModelSpec(id=chosen) if chosen else spec.models[0]
 
 
-def summariser(model, settings: Settings) -> Callable[[Session], str]:
-    """Summarise one session with CUPID's Fig. 23 prompt through the provider layer.
-
-    prepare_plan is synchronous; each summary call runs on its own event loop (on a helper
-    thread when the caller is itself inside a running loop, as a batch is)."""
+def summariser(model: ModelSpec, provider: Provider) -> Callable[[Session], Awaitable[str]]:
+    """Summarise one session with CUPID's Fig. 23 prompt through the provider layer."""
     from core.methods.cupid import session_summary_plan, summary_from_reply
-    from core.providers import get_provider
     from core.providers.calls import collect
 
-    provider = get_provider(model, settings)
-
-    def summarise(session: Session) -> str:
+    async def summarise(session: Session) -> str:
         plan = session_summary_plan(session)
-        done = _run(lambda: collect(provider, model, plan.steps[0].messages))
+        done = await collect(provider, model, plan.steps[0].messages)
         if not done.ok:
             raise ContextError(f"summary of session {session.id} by {model.id} failed: {done.error}")
         return summary_from_reply(done.text)
@@ -91,24 +108,25 @@ def summariser(model, settings: Settings) -> Callable[[Session], str]:
     return summarise
 
 
-def _run(make_coro):
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(make_coro())
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(lambda: asyncio.run(make_coro())).result()
-
-
-def window_notes(spec: RunSpec, plan: PromptPlan, settings: Settings, windows: dict[str, int | None]) -> list[str]:
+def window_notes(
+    spec: RunSpec,
+    plan: PromptPlan,
+    force: bool,
+    windows: dict[str, int | None],
+    provider_for: Callable[[ModelSpec], Provider],
+) -> list[str]:
     """Refuse (raise) or note, per model, a prompt larger than the model's context window."""
-    from core.providers import get_provider
-
     notes = []
     biggest = max(s.tokens for s in plan.steps)
     for model in spec.models:
-        window = windows[model.id] if model.id in windows else get_provider(model, settings).context_window(model)
-        note = check_window(biggest, window, spec.force)
+        window = windows[model.id] if model.id in windows else provider_for(model).context_window(model)
+        note = check_window(biggest, window, force)
         if note:
             notes.append(f"{model.id}: {note}")
     return notes
+
+
+def _registry(settings: Settings) -> Callable[[ModelSpec], Provider]:
+    from core.providers import get_provider
+
+    return lambda model: get_provider(model, settings)

@@ -22,9 +22,12 @@ ResponseStatus = Literal["running", "ok", "error", "cancelled", "interrupted"]
 
 
 def new_id(prefix: str) -> str:
-    """Time-sortable unique id: ``r-20261121T193015-3f9a2c``."""
+    """Time-sortable unique id: ``r-20261121T193015-3f9a2c81d0e4``.
+
+    Six random bytes: a batch makes thousands of ids within one second-stamp, and three bytes
+    collided (a UNIQUE failure on ``responses.id``) after ~2,000 of them."""
     stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S")
-    return f"{prefix}-{stamp}-{os.urandom(3).hex()}"
+    return f"{prefix}-{stamp}-{os.urandom(6).hex()}"
 
 
 class RunSpec(BaseModel):
@@ -107,10 +110,13 @@ class JudgeScored:
     judgment: object  # core.judges.base.Judgment
 
 
+RunStatus = Literal["ok", "partial", "error", "cancelled"]
+
+
 @dataclass(frozen=True, slots=True)
 class RunFinished:
     run_id: str
-    status: Literal["ok", "partial", "error", "cancelled"]
+    status: RunStatus
     t: float = field(default_factory=time.monotonic)
 
 

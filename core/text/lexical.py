@@ -1,79 +1,17 @@
-"""Word-level text features for the offline heuristic judge: content words, adjacent-word
-phrases, negation scopes. No embeddings, no models: deterministic and fast.
+"""Polarity and negation for the offline heuristic judge: adjacent-word phrases, favoured vs
+disfavoured words of a preference, negation scopes in an answer. Words, stems and stopwords come
+from :mod:`core.text.words`. No embeddings, no models: deterministic and fast.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
-STOPWORDS = frozenset(
-    """
-a about above after again against all almost also am an and any are around as at be because been before being
-below between both but by can could did do does doing done down during each either even every few for from
-further get gets getting give gives go goes going got had has have having he her here hers herself him himself
-his how however i if in into is it its itself just kind let lets like likely made make makes many may me might
-more most much must my myself need needs now of off often on once one only or other others our ours ourselves
-out over own per perhaps please quite rather really same say says she should since so some something such than
-that the their theirs them themselves then there these they thing things this those though through thus to too
-under until up upon us use used using very via want wants was way we well were what whatever when where whether
-which while who whom whose why will with within would yet you your yours yourself yourselves feel feels felt
-keep keeps lot lots good great new day days time times sure okay ok sort actually especially usually
-prefer prefers preferred preferring preference love loves loved enjoy enjoys enjoyed thrive thrives seek seeks
-deliberately tend tends favour favours favor favors always mostly strictly whenever
-""".split()
-)
+from core.text.words import NEGATORS, content_stems, is_content, stem, tokens, words
 
-#: Words that open a negative scope in a preference or a response.
-NEGATORS = frozenset(
-    """
-not no never avoid avoids avoiding avoided refuse refuses refusing refused dislike dislikes disliked hate hates
-hated skip skipping without instead except nor don't doesn't didn't won't isn't aren't can't cannot shouldn't
-wouldn't rules ruled unlike against neither less fewer than
-""".split()
-)
 #: "A over B", "A rather than B", "A instead of B": B is the disfavoured side.
 CONTRAST = ("rather than", "instead of", "over", "not", "never", "except", "but not")
 REASON_CUTS = re.compile(r"\b(?:because|since|so that|as it|as they|which makes|which means)\b", re.I)
-
-_WORD = re.compile(r"[a-z][a-z0-9'\-]*[a-z0-9]|[a-z]")
-
-
-def stem(word: str) -> str:
-    w = word.strip("'-")
-    if w.endswith("'s"):
-        w = w[:-2]
-    for suffix, keep in (("ies", "y"), ("sses", "ss")):
-        if len(w) > 4 and w.endswith(suffix):
-            return w[: -len(suffix)] + keep
-    if len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
-        w = w[:-1]
-    return w
-
-
-@dataclass(frozen=True)
-class Token:
-    surface: str
-    stem: str
-    index: int  # position among ALL words of the text (for adjacency)
-
-
-def words(text: str) -> list[str]:
-    return _WORD.findall(text.lower().replace("’", "'"))
-
-
-def tokens(text: str) -> list[Token]:
-    """Content-word tokens with their position among all words."""
-    out = []
-    for i, w in enumerate(words(text)):
-        if w in STOPWORDS or w in NEGATORS or len(w) < 3:
-            continue
-        out.append(Token(w, stem(w), i))
-    return out
-
-
-def content_stems(text: str) -> set[str]:
-    return {t.stem for t in tokens(text)}
 
 
 def phrases(text: str) -> dict[tuple[str, str], str]:
@@ -146,6 +84,6 @@ def negated_stems(text: str, window: int = 15) -> set[str]:
             seen_prefer = seen_prefer or w.startswith("prefer")
             if w in NEGATORS or (w == "to" and seen_prefer):
                 for v in ws[i + 1 : i + 1 + window]:
-                    if v not in STOPWORDS and v not in NEGATORS and len(v) >= 3:
+                    if is_content(v):
                         out.add(stem(v))
     return out

@@ -59,7 +59,7 @@ def discover(package: ModuleType | None = None) -> list[Migration]:
 
 def applied(db: Database) -> list[tuple[int, str, str]]:
     """(version, name, applied_at) of every recorded migration, oldest first."""
-    if not db["migrations"].exists():
+    if not db.table("migrations").exists():
         return []
     return [tuple(r) for r in db.conn.execute("SELECT version, name, applied_at FROM migrations ORDER BY version")]
 
@@ -70,7 +70,7 @@ def current_version(db: Database) -> int:
 
 
 def _recorded(db: Database) -> set[int]:
-    if not db["migrations"].exists():
+    if not db.table("migrations").exists():
         return set()
     return {r[0] for r in db.conn.execute("SELECT version FROM migrations")}
 

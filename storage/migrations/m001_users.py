@@ -122,4 +122,4 @@ CREATE TABLE attributes (
 
 def up(db: Database) -> None:
     db.executescript(SCHEMA)
-    db["turns"].enable_fts(["content"], fts_version="FTS5", create_triggers=True, tokenize="porter")
+    db.table("turns").enable_fts(["content"], fts_version="FTS5", create_triggers=True, tokenize="porter")

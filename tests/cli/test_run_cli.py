@@ -51,3 +51,35 @@ def test_unknown_user_query_and_model_fail_with_one_line(tmp_path):
     assert r.exit_code == 1 and "provider:model" in r.output
     r = CliRunner().invoke(main, ["--db", db, "run", "maya", "p1-open", "--method", "magic"])
     assert r.exit_code == 1 and "unknown method" in r.output
+
+
+def test_prompt_sends_nothing_and_lists_the_summaries_a_run_would_write(tmp_path):
+    db = str(tmp_path / "r.db")
+    r = run("--db", db, "prompt", "dana", "q-changing-1", "--context", "summaries", "--method", "cupid-generate")
+    assert r.exit_code == 0, r.output
+    assert "pending:" in r.output and "session summaries" in r.output
+    conn = open_db(db)
+    assert conn.execute("SELECT count(*) FROM summaries").fetchone() == (0,)
+    assert list_runs(conn) == []
+
+
+def test_relevance_llm_decider_goes_through_the_workbench(tmp_path, monkeypatch):
+    """`relevance --model` adds the LLM's decisions next to the offline ones (demo:extractor is the
+    offline analyst model), through the one decide_relevance the TUI uses too."""
+    from storage.analyses import load_relevance
+
+    monkeypatch.setenv("PREFSCOPE_DEMO_TOKENS_PER_S", "0")
+    db = str(tmp_path / "r.db")
+    args = ("maya", "p3-open", "--method", "rag", "--retriever", "bm25", "--model", "demo:generic", "--plain")
+    assert run("--db", db, "run", *args).exit_code == 0
+    conn = open_db(db)
+    run_id = list_runs(conn)[0].id
+    r = CliRunner().invoke(
+        main, ["--db", db, "relevance", run_id, "--no-embedding", "--model", "demo:extractor"], env={"COLUMNS": "200"}
+    )
+    assert r.exit_code == 0, r.output
+    decisions = [s.decision for s in load_relevance(conn, run_id)]
+    assert {d.decider for d in decisions} == {"gold", "bm25", "llm"}
+    assert any(d.relevant is not None for d in decisions if d.decider == "llm"), "the LLM answered"
+    r = CliRunner().invoke(main, ["--db", db, "relevance", run_id, "--attributes", "x-nope", "--recompute"])
+    assert r.exit_code == 1 and "x-nope" in r.output

@@ -10,7 +10,7 @@ import pytest
 from core.formats.native import load_file
 from core.judges.base import Judgment
 from core.plan import Message, PromptPlan, PromptStep
-from core.providers.base import ModelSpec
+from core.providers.base import CALLS_A_MODEL, ModelSpec
 from core.providers.demo import DemoProvider
 from core.providers.events import Delta, Done, Error, Usage
 from core.run.engine import Engine, EngineOptions
@@ -24,6 +24,7 @@ from core.run.spec import (
     TokensArrived,
 )
 from tests.conftest import SAMPLE_DATA
+from tests.waiting import await_until
 
 
 @pytest.fixture(scope="module")
@@ -100,8 +101,7 @@ async def test_cancelling_one_slot_keeps_its_partial_text_and_spares_the_others(
             on_handle=handles.append,
         )
     )
-    while not any(isinstance(e, TokensArrived) for e in events):
-        await asyncio.sleep(0.01)
+    await await_until(lambda: events.of(TokensArrived), what="the first token")
     await asyncio.sleep(0.1)
     handles[0].cancel(0)
     await task
@@ -117,8 +117,7 @@ async def test_cancelling_the_whole_run_stops_every_model(maya):
     task = asyncio.create_task(
         engine.run(spec_for(["demo:generic", "demo:oracle"]), one_step_plan("Plan a trip"), maya)
     )
-    while not any(isinstance(e, TokensArrived) for e in events):
-        await asyncio.sleep(0.01)
+    await await_until(lambda: events.of(TokensArrived), what="the first token")
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
@@ -130,6 +129,7 @@ class FailsThenAnswers:
     """A provider whose first attempts fail before any byte (as a 429 would) with a retry-after."""
 
     name = "scripted"
+    capabilities = CALLS_A_MODEL
 
     def __init__(self, failures: int, *, after_first_byte: bool = False):
         self.failures = failures
@@ -186,6 +186,27 @@ async def test_gives_up_after_the_configured_retries(maya):
     )
     (finished,) = events.of(ResponseFinished)
     assert finished.status == "error" and "429" in finished.error and provider.calls == 2
+
+
+async def test_only_providers_that_accept_hints_are_given_the_gold_preference(maya):
+    seen: list[dict] = []
+
+    class RealModel(FailsThenAnswers):
+        async def stream(self, spec, messages, **kwargs):
+            seen.append(kwargs)
+            yield Delta("an answer")
+            yield Done("stop")
+
+    events = Collector()
+    demo = DemoProvider(tokens_per_s=0)
+    real = RealModel(0)
+    providers = {"demo:oracle": demo, "scripted:m": real}
+    await Engine(lambda s: providers[s.id], events).run(
+        spec_for(["demo:oracle", "scripted:m"]), one_step_plan(maya.query("p1-open").text), maya
+    )
+    by_slot = {f.slot: f for f in events.of(ResponseFinished)}
+    assert by_slot[0].status == "ok" and maya.preference("p1").text in by_slot[0].text
+    assert seen == [{}], "a real model is never sent hints"
 
 
 async def test_deadline_ends_a_stalled_call(maya):

@@ -19,6 +19,7 @@ from storage.db import open_db
 from storage.recorder import RunRecorder
 from storage.runs import list_runs, load_run, mark_interrupted
 from tests.conftest import SAMPLE_DATA
+from tests.waiting import await_until
 
 
 @pytest.fixture(scope="module")
@@ -98,8 +99,7 @@ def test_partial_text_is_checkpointed_while_streaming(tmp_path, maya):
         task = asyncio.create_task(
             Engine(lambda s: DemoProvider(tokens_per_s=40), emit).run(spec, plan_with_retrieval(), maya)
         )
-        while len(seen) < 8:
-            await asyncio.sleep(0.01)
+        await await_until(lambda: len(seen) >= 8, timeout=10, what="8 streamed chunks")
         await asyncio.sleep(0.3)  # several checkpoint intervals
         reader = sqlite3.connect(db_path)
         stored_mid_stream.append(reader.execute("SELECT text FROM responses").fetchone()[0])

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from core.formats.native import load_file
 from core.providers.base import ModelSpec
-from core.run.prepare import prepare_plan
+from core.run.prepare import prepare
 from core.run.spec import RunSpec
 from core.settings import Settings
 from storage.db import open_db
@@ -63,7 +63,7 @@ def test_summaries_work_from_inside_a_running_loop(tmp_path):
     cache = SqliteSummaryCache(open_db(tmp_path / "l.db"))
 
     async def inside_a_loop():
-        return prepare_plan(spec, bundle, [], Settings(demo_tokens_per_s=0), summary_cache=cache)
+        return (await prepare(spec, bundle, [], Settings(demo_tokens_per_s=0), summary_cache=cache)).plan
 
     plan = asyncio.run(inside_a_loop())
     assert plan.history_tokens > 0 and "summary" in plan.steps[0].messages[-1].content

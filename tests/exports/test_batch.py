@@ -8,23 +8,26 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections import Counter
 
 import pytest
 from click.testing import CliRunner
 
 from core.providers.base import ModelSpec
-from core.run.batch import CellOutcome, Progress, estimate, select
+from core.run.batch import CellOutcome, Progress, select
+from core.run.estimate import estimate_cells
 from core.run.grid import Cell, Grid, GridError, cell_key, expand, load_grid
-from core.run.prepare import prepare_plan
+from core.run.prepare import prepare
 from core.run.spec import RunSpec
 from core.settings import Settings
 from storage.db import open_db
 from storage.users import load_user
 from tests.exports.fixtures import REPO, db_with_maya
+from tests.waiting import wait_until
 from tui.cli import main
-from tui.cli.batch_session import open_batch
+from tui.cli.batch_session import BatchSession
+from tui.cli.batch_session import open_batch as open_session
+from tui.workbench import Workbench
 
 #: 25 of maya's 32 queries × 4 expression types × 2 models = 200 cells.
 QUERIES = [f"p{i}-{k}" for i in range(1, 7) for k in ("open", "mcq", "tf-yes", "tf-no")] + ["g1-open"]
@@ -47,6 +50,11 @@ def grid(name: str = "g200", **kw) -> Grid:
 
 def settings(db_path, pace: float = 0) -> Settings:
     return Settings(db=db_path, demo_tokens_per_s=pace)
+
+
+def open_batch(db_path, g: Grid, s: Settings, **options) -> BatchSession:
+    """A batch on its own workbench, as `prefscope batch` opens one."""
+    return open_session(Workbench.open(s, db_path, sample_data=False), g, owns_workbench=True, **options)
 
 
 def stored_runs(db_path, label: str) -> list[tuple[str, str, str]]:
@@ -199,7 +207,7 @@ def test_select_skips_done_and_failed_unless_retry():
     assert [c.key for c in run] == ["b", "c", "d", "e", "f"]
 
 
-def test_estimate_sums_plan_tokens_and_reports_unknown_prices(db_path):
+async def test_estimate_sums_plan_tokens_and_reports_unknown_prices(db_path):
     db = open_db(db_path)
     bundle = load_user(db, "maya")
     db.close()
@@ -208,21 +216,21 @@ def test_estimate_sums_plan_tokens_and_reports_unknown_prices(db_path):
     s = Settings(db=db_path)
     plans = {}
 
-    def plan_of(cell):
+    async def plan_of(cell):
         key = cell.plan_key
         if key not in plans:
             spec = cell.spec.model_copy(update={"models": [ModelSpec(id="demo:generic")]})
-            plans[key] = prepare_plan(spec, bundle, [], s)
+            plans[key] = (await prepare(spec, bundle, [], s)).plan
         return plans[key]
 
-    est = estimate(cells, plan_of, lambda m, i, o: 0.0 if m.provider == "demo" else None)
-    expected = sum(plan_of(c).total_tokens for c in cells)
+    est = await estimate_cells(cells, plan_of, lambda m, i, o: 0.0 if m.provider == "demo" else None)
+    expected = sum([(await plan_of(c)).total_tokens for c in cells])
     assert est.cells == 8 and est.calls == 8 and len(plans) == 4
     assert est.input_tokens == expected
     assert est.output_tokens == 8 * 400
     assert est.unpriced_models == ["x:unpriced"] and est.unpriced_tokens == expected // 2 + 4 * 400
     assert est.cost_text() == "$0.0000 + n/a for x:unpriced"
-    assert estimate(cells[1:2], plan_of, lambda m, i, o: None).cost_text() == "n/a"
+    assert (await estimate_cells(cells[1:2], plan_of, lambda m, i, o: None)).cost_text() == "n/a"
 
 
 def test_cli_refuses_big_batches_without_yes_when_not_interactive(db_path, monkeypatch):
@@ -282,11 +290,7 @@ def test_ctrl_c_stops_cleanly(db_path):
         "--yes",
     ]
     proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if cell_statuses(db_path, "sig")["ok"] >= 5:
-            break
-        time.sleep(0.1)
+    wait_until(lambda: cell_statuses(db_path, "sig")["ok"] >= 5, timeout=60, every=0.1, what="5 cells done")
     proc.send_signal(signal.SIGINT)
     out, _ = proc.communicate(timeout=60)
     assert proc.returncode == 130, out.decode(errors="replace")

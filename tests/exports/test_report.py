@@ -10,7 +10,14 @@ from click.testing import CliRunner
 from core.metrics import bootstrap_ci
 from storage.db import open_db
 from storage.export import RunFilter
-from storage.report import ReportError, bradley_terry_table, matching_table, pass_table, score_table
+from storage.report import (
+    ReportError,
+    agreement_table,
+    bradley_terry_table,
+    matching_table,
+    pass_table,
+    score_table,
+)
 from tests.exports.fixtures import Writer, db_with_tiny, judgment
 from tui.cli import main
 
@@ -184,3 +191,65 @@ def test_cli_report_renders_and_writes_csv_and_png(db_path, tmp_path):
     df = pd.read_csv(csv_path)
     assert len(df) == 4 and set(df["source"]) == {"llm", "heuristic"}
     assert png_path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture
+def human_db(tmp_path):
+    """Four responses of gpt-x scored by the LLM judge 5, 4, 3, 2 and by an annotator 5, 4, 4, 2;
+    the heuristic judge says 1 on the first two; one response only the LLM judge scored.
+
+    Human vs LLM (hand-computed): po = 3/4; marginals LLM {5,4,3,2} ¼ each, human 5 ¼, 4 ½, 2 ¼
+    → pe = ¼·¼ + ¼·½ + 0 + ¼·¼ = ¼; kappa = (¾ − ¼)/(1 − ¼) = 2/3. Ranks LLM [4,3,2,1], human
+    [4,2.5,2.5,1]: Σdxdy = 4.5, Σdx² = 5, Σdy² = 4.5 → rho = 4.5/√22.5. Human vs heuristic: 2
+    items, human 5 and 4, heuristic 1 and 1 → po = pe = 0, kappa 0; the heuristic side is constant
+    → rho undefined (None)."""
+    path = db_with_tiny(tmp_path / "h.db")
+    w = Writer(path)
+    for k, (llm, human) in enumerate(((5.0, 5.0), (4.0, 4.0), (3.0, 4.0), (2.0, 2.0))):
+        js = [judgment(score=llm), judgment(score=human, judge="human:ann", human=True)]
+        if k < 2:
+            js.append(judgment(score=1.0, judge="demo:heuristic", heuristic=True))
+        w.run(model=A, judgments=js)
+    w.run(model=A, judgments=[judgment(score=3.0)])
+    w.close()
+    return path
+
+
+def test_human_vs_judge_agreement_matches_hand_computation(human_db):
+    db = open_db(human_db)
+    t = agreement_table(db, "rubric:alignment", ["model"])
+    db.close()
+    rows = {(r["source"], r["judge"]): r for r in t.as_dicts()}
+    llm = rows[("llm", "openai:judge")]
+    assert (llm["model"], llm["human"], llm["n"]) == (A, "human:ann", 4)
+    assert llm["kappa"] == pytest.approx(2 / 3)
+    assert llm["spearman"] == pytest.approx(4.5 / math.sqrt(22.5))
+    heur = rows[("heuristic", "demo:heuristic")]
+    assert heur["n"] == 2 and heur["kappa"] == 0.0 and heur["spearman"] is None
+    assert len(rows) == 2
+
+
+def test_cli_report_shows_agreement_only_where_human_scores_exist(human_db, db_path):
+    def report(path):
+        result = CliRunner().invoke(main, ["--db", str(path), "report", "--metric", "rubric:alignment", "--no-chart"])
+        assert result.exit_code == 0, result.output
+        return result.output
+
+    assert "human vs judge agreement" in report(human_db) and "0.667" in report(human_db)
+    with_humans_absent = report(db_path)
+    assert "human vs judge agreement" not in with_humans_absent
+
+
+def test_bradley_terry_counts_llm_comparisons_only(tmp_path):
+    """A heuristic win judgment is neither a comparison nor a win (the old report counted it)."""
+    path = db_with_tiny(tmp_path / "b.db")
+    w = Writer(path)
+    pw = dict(kind="pairwise", dimension="win", extra={"model_a": "x:m", "model_b": "y:m"}, scale=(0.0, 1.0))
+    for s in (1.0, 0.0):
+        w.run(judgments=[judgment(score=s, **pw)])
+    w.run(judgments=[judgment(score=1.0, judge="demo:heuristic", heuristic=True, **pw)])
+    w.close()
+    db = open_db(path)
+    rows = {r[0]: r for r in bradley_terry_table(db).rows}
+    db.close()
+    assert rows["x:m"][1] == 2 and rows["x:m"][2] == pytest.approx(0.5)

@@ -36,6 +36,39 @@ def test_cluster_merges_at_cosine_0_7_with_average_linkage():
     assert cluster(vecs, 0.95) == [[0], [1], [2]]
 
 
+def _greedy_average_linkage(vectors: np.ndarray, threshold: float) -> list[list[int]]:
+    """The merge rule spelled out: join the two clusters with the highest mean pairwise cosine
+    while it is ≥ threshold (what ``cluster`` does with scipy)."""
+    v = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-300)
+    sim = v @ v.T
+    clusters = [[i] for i in range(len(v))]
+    while len(clusters) > 1:
+        best, a, b = max(
+            (sim[np.ix_(clusters[a], clusters[b])].mean(), a, b)
+            for a in range(len(clusters))
+            for b in range(a + 1, len(clusters))
+        )
+        if best < threshold:
+            break
+        clusters[a] = sorted(clusters[a] + clusters.pop(b))
+    return sorted(clusters, key=lambda c: c[0])
+
+
+def test_cluster_follows_the_merge_rule_on_random_vectors():
+    rng = np.random.default_rng(7)
+    for trial in range(40):
+        vecs = rng.normal(size=(int(rng.integers(2, 12)), 4)) + rng.normal(size=4)  # correlated: some merges
+        for threshold in (0.3, 0.7, 0.9):
+            assert cluster(vecs, threshold) == _greedy_average_linkage(vecs, threshold), (trial, threshold)
+
+
+def test_cluster_edges_exact_threshold_zero_vector_and_tiny_inputs():
+    at = np.array([[1.0, 0.0], [0.7, np.sqrt(1 - 0.49)]])  # cosine exactly 0.7: merges
+    assert cluster(at, 0.7) == [[0, 1]]
+    assert cluster(np.array([[1.0, 0.0], [0.0, 0.0], [1.0, 0.0]]), 0.7) == [[0, 2], [1]]
+    assert cluster(np.zeros((0, 3)), 0.7) == [] and cluster(np.ones((1, 3)), 0.7) == [[0]]
+
+
 def test_chunks_never_split_a_turn_and_carry_turn_refs(priya):
     chunks = chunk_history(priya, 3000)
     assert len(chunks) > 1

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.judges import JUDGE_CHOICES, JudgeSpecError, judges_for, parse_judge
+from core.judges import JUDGE_CHOICES, JUDGES, LLM_KINDS, JudgeSpecError, judges_for, make_judge, parse_judge
 from core.judges.templates import family
 from core.providers.base import ModelSpec
 from core.run.spec import RunSpec
@@ -33,6 +33,24 @@ def test_judges_for_a_run_spec_adds_choice_once():
     names = [j.name for j in judges_for(spec, Settings())]
     assert names == ["demo:heuristic", "rubric:openai:gpt-4o-mini", "choice"]
     assert judges_for(RunSpec(user_id="u", query_id="q", models=[ModelSpec(id="demo:generic")]), Settings()) == []
+
+
+def test_the_registry_is_the_one_list_of_judges():
+    assert list(JUDGE_CHOICES) == [
+        "demo:heuristic",
+        "choice",
+        "rubric",
+        "checklist",
+        "matching",
+        "taxonomy",
+        "personalization",
+    ]
+    assert LLM_KINDS == ("rubric", "checklist", "matching", "taxonomy", "personalization", "pairwise")
+    for name, entry in JUDGES.items():
+        assert entry.description and callable(entry.load()), name
+    with pytest.raises(JudgeSpecError, match="two responses"):
+        make_judge("pairwise:openai:gpt-4o-mini")
+    assert parse_judge("heuristic") == ("heuristic", None) and parse_judge("RUBRIC:openai:x") == ("rubric", "openai:x")
 
 
 def test_every_choice_is_a_valid_judge_string_given_a_model():

@@ -22,14 +22,24 @@ def test_cohen_kappa_perfect_and_chance():
     assert metrics.cohen_kappa([], []) is None
 
 
+def test_cohen_kappa_is_undefined_when_both_raters_give_one_same_label():
+    """po = pe = 1: kappa is 0/0 (it used to be reported as 1.0). Constant but different labels:
+    po = pe = 0, kappa 0 (defined)."""
+    assert metrics.cohen_kappa([3, 3, 3], [3, 3, 3]) is None
+    assert metrics.cohen_kappa([3, 3], [4, 4]) == 0.0
+
+
 def test_spearman_with_ties():
     """ranks y = [1, 2, 3.5, 5, 3.5]; sum dxdy = 8, sum dx^2 = 10, sum dy^2 = 9.5."""
     rho = metrics.spearman([1, 2, 3, 4, 5], [5, 6, 7, 8, 7])
     assert rho == pytest.approx(8 / math.sqrt(95))
 
 
-def test_spearman_constant_is_undefined():
+def test_spearman_constant_or_too_short_is_undefined():
     assert metrics.spearman([1, 2, 3], [4, 4, 4]) is None
+    assert metrics.spearman([1], [2]) is None
+    with pytest.raises(ValueError):
+        metrics.spearman([1, 2], [1])
 
 
 def test_checklist_prf_partial_credit_micro_averaged():
@@ -86,7 +96,28 @@ def test_bootstrap_ci_brackets_the_mean_and_is_deterministic():
     lo, hi = metrics.bootstrap_ci(values, seed=3)
     assert lo < np.mean(values) < hi
     assert (lo, hi) == metrics.bootstrap_ci(values, seed=3)
+    assert metrics.bootstrap_ci(values, seed=4) != (lo, hi)  # the seed is really used
+
+
+def test_bootstrap_ci_is_bias_corrected_for_skewed_scores():
+    """Right-skewed scores: the BCa interval sits above the plain percentile interval (its
+    whole point: the percentile one is biased towards the bulk of small values)."""
+    values = [1.0, 1.0, 1.0, 2.0, 2.0, 3.0, 5.0, 8.0, 13.0, 21.0]
+    rng = np.random.default_rng(0)
+    means = rng.choice(values, size=(20_000, len(values))).mean(axis=1)
+    p_lo, p_hi = np.quantile(means, [0.025, 0.975])
+    lo, hi = metrics.bootstrap_ci(values)
+    assert lo > p_lo + 0.1 and hi > p_hi + 0.3
+    assert lo < np.mean(values) < hi
+
+
+def test_bootstrap_ci_edge_cases():
+    """Fewer than two values: nothing to resample. Constant values: every resample has the same
+    mean, so the interval is that value (BCa's acceleration would be 0/0)."""
     assert metrics.bootstrap_ci([1.0]) == (None, None)
+    assert metrics.bootstrap_ci([]) == (None, None)
+    assert metrics.bootstrap_ci([None, 2.0]) == (None, None)
+    assert metrics.bootstrap_ci([4.0, 4.0, 4.0]) == (4.0, 4.0)
 
 
 def test_accuracy():

@@ -1,15 +1,22 @@
 """Every fault, through every real SDK path, against a loopback server speaking the real protocol.
 
 Each failure must end the stream with one Error of the right kind, after the partial text that
-was already streamed (never raised, never lost).
+was already streamed (never raised, never lost). The SDKs never retry on their own: the engine is
+the one retry layer, so the retry tests run the real SDK paths under the engine and count the
+requests the server received.
 """
 
 from __future__ import annotations
 
 import pytest
 
+from core.formats.native import load_file
+from core.plan import PromptPlan, PromptStep
 from core.providers.events import Done, Error, Usage
-from tests.providers.conftest import check_order, collect, text_of
+from core.run.engine import Engine, EngineOptions
+from core.run.spec import ResponseFinished, RunSpec
+from tests.conftest import SAMPLE_DATA
+from tests.providers.conftest import MESSAGES, check_order, collect, text_of
 from tests.providers.paths import PATHS
 from tests.servers.script import Reply
 
@@ -67,7 +74,7 @@ async def test_mid_stream_fault_keeps_partial_text(path, server, fault, kind):
 
 async def test_http_500_is_an_http_error_before_first_byte(path, server):
     server.script(Reply.http_error(500, "the backend fell over"))
-    events = await collect(path.provider(max_retries=0), path.spec(server))
+    events = await collect(path.provider(), path.spec(server))
     check_order(events)
     err = events[-1]
     assert isinstance(err, Error) and err.kind == "http" and err.status == 500
@@ -78,7 +85,7 @@ async def test_http_500_is_an_http_error_before_first_byte(path, server):
 
 async def test_429_is_a_rate_limit_error_with_retry_after(path, server):
     server.script(Reply.http_error(429, "slow down", retry_after="0"))
-    events = await collect(path.provider(max_retries=0), path.spec(server))
+    events = await collect(path.provider(), path.spec(server))
     err = events[-1]
     assert isinstance(err, Error) and err.kind == "rate_limit" and err.status == 429, err
     assert err.before_first_byte is True
@@ -106,7 +113,7 @@ async def test_unreachable_server_is_a_transport_error(path):
     class Dead:
         base_url = f"http://127.0.0.1:{port}" + ("/v1" if path.protocol == "openai" else "")
 
-    events = await collect(path.provider(max_retries=0), path.spec(Dead))
+    events = await collect(path.provider(), path.spec(Dead))
     err = events[-1]
     assert isinstance(err, Error) and err.kind == "transport", err
     assert err.before_first_byte is True
@@ -142,33 +149,50 @@ async def test_cancelling_the_task_closes_the_connection(path, server):
     assert 0 < len(seen) < 400
 
 
-async def test_429_before_first_byte_is_retried_then_succeeds(path, server):
-    server.script(Reply.http_error(429, "busy", retry_after="0"), Reply.text("Second time lucky."))
+async def test_the_sdk_client_never_retries_on_its_own(path, server):
+    server.script(Reply.http_error(429, "busy", retry_after="0"), Reply.text("not fetched by the provider"))
     events = await collect(path.provider(), path.spec(server))
-    if path.name == "litellm-anthropic":
-        # litellm's own anthropic handler does not retry (num_retries needs tenacity): documented gap.
-        assert isinstance(events[-1], Error) and events[-1].kind == "rate_limit"
-        assert events[-1].retry_after == 0.0
-        assert len(server.requests) == 1
-        return
-    check_order(events)
-    assert text_of(events) == "Second time lucky."
-    assert isinstance(events[-1], Done)
-    assert len(server.requests) == 2
-    assert server.log.outcomes == ["http:429", "complete"]
-
-
-async def test_retries_are_configurable_and_bounded(path, server):
-    server.script(Reply.http_error(429, "busy", retry_after="0"))
-    events = await collect(path.provider(max_retries=1), path.spec(server))
     err = events[-1]
-    assert isinstance(err, Error) and err.kind == "rate_limit" and err.retry_after == 0.0
-    expected = 1 if path.name == "litellm-anthropic" else 2
-    assert len(server.requests) == expected
+    assert isinstance(err, Error) and err.kind == "rate_limit" and err.retry_after == 0.0, err
+    assert len(server.requests) == 1
 
 
-async def test_errors_after_the_first_byte_are_never_retried(path, server):
+@pytest.fixture(scope="module")
+def maya():
+    return load_file(SAMPLE_DATA / "users" / "maya.json").bundles[0]
+
+
+async def run_engine(path, server, bundle, **options) -> ResponseFinished:
+    events: list = []
+    provider = path.provider()
+    engine = Engine(lambda spec: provider, events.append, options=EngineOptions(**options))
+    spec = RunSpec(user_id="maya", query_id="p1-open", models=[path.spec(server)])
+    plan = PromptPlan(method="zero-shot", steps=[PromptStep(name="answer", messages=MESSAGES)])
+    await engine.run(spec, plan, bundle)
+    (finished,) = [e for e in events if isinstance(e, ResponseFinished)]
+    return finished
+
+
+@pytest.mark.parametrize("status, retry_after", [(429, "0.4"), (503, None)])
+async def test_engine_retries_before_the_first_byte_honouring_retry_after(path, server, maya, status, retry_after):
+    server.script(Reply.http_error(status, "busy", retry_after=retry_after), Reply.text("Second time lucky."))
+    finished = await run_engine(path, server, maya, backoff_s=0.05)
+    assert finished.status == "ok" and finished.text == "Second time lucky.", finished.error
+    assert server.log.outcomes == [f"http:{status}", "complete"]
+    gap = server.requests[1].at - server.requests[0].at
+    assert gap >= (0.4 if retry_after else 0.05), f"waited {gap:.3f} s between attempts"
+
+
+async def test_engine_retries_are_bounded(path, server, maya):
+    server.script(Reply.http_error(429, "busy", retry_after="0"))
+    finished = await run_engine(path, server, maya, retries=1)
+    assert finished.status == "error" and "429 rate limited" in finished.error
+    assert "gave up after 2 attempts" in finished.error
+    assert len(server.requests) == 2
+
+
+async def test_engine_never_retries_text_already_streamed(path, server, maya):
     server.script(Reply(chunks=["Hi", " there"], fault="drop", fault_after=1), Reply.text("should not be fetched"))
-    events = await collect(path.provider(), path.spec(server))
-    assert isinstance(events[-1], Error) and text_of(events) == "Hi"
+    finished = await run_engine(path, server, maya, backoff_s=0)
+    assert finished.status == "error" and finished.text == "Hi"
     assert len(server.requests) == 1

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import importlib.util
+
 import pytest
 
-from core.providers import UnknownProvider, available_models, get_provider, open_stream
-from core.providers.base import ModelSpec, Provider
+from core.providers import PROVIDERS, UnknownProvider, available_models, get_provider
+from core.providers.base import Capabilities, Provider
 from core.providers.recording import MemoryResponseCache
 from core.settings import Endpoint, Settings
-from tests.providers.conftest import MESSAGES, text_of
 
 
 @pytest.mark.parametrize(
@@ -44,7 +45,7 @@ def test_without_keys_only_demo_models_are_offered():
     models = available_models(Settings())
     assert models and all(m.is_demo for m in models)
     assert {"demo:generic", "demo:retrieval", "demo:oracle"} <= {m.id for m in models}
-    assert all("[demo]" in m.label and m.usable for m in models)
+    assert all("[demo]" in m.label for m in models)
 
 
 def test_keys_and_endpoints_add_real_models(monkeypatch):
@@ -61,8 +62,13 @@ def test_keys_and_endpoints_add_real_models(monkeypatch):
     assert not by_id["openai:gpt-4o-mini"].is_demo
 
 
-async def test_open_stream_passes_hints_to_demo_models_only():
-    spec = ModelSpec(id="demo:oracle")
-    provider = get_provider(spec, Settings(demo_tokens_per_s=0))
-    events = [e async for e in open_stream(provider, spec, MESSAGES, hints={"gold_preference": "likes brevity"})]
-    assert "likes brevity" in text_of(events)
+def test_every_registered_provider_declares_its_capabilities():
+    declared = {}
+    for name, entry in PROVIDERS.items():
+        module, _, attr = entry.target.partition(":")
+        assert importlib.util.find_spec(module) is not None and attr, entry
+        provider = get_provider(f"{name}:m", response_cache=MemoryResponseCache())
+        assert isinstance(provider.capabilities, Capabilities) and entry.description
+        declared[name] = provider.capabilities
+    assert [n for n, c in declared.items() if c.accepts_hints] == ["demo"], "only demo models see gold facts"
+    assert [n for n, c in declared.items() if c.is_replay] == ["replay"]

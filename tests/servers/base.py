@@ -49,6 +49,8 @@ class RecordedRequest:
     body: dict | None
     #: Which auth header carried a credential: "bearer", "x-api-key", or None.
     auth: str | None = None
+    #: ``time.monotonic()`` when the server received it (gaps between attempts show retry waits).
+    at: float = field(default_factory=time.monotonic)
 
 
 @dataclass

@@ -11,6 +11,7 @@ import pytest
 from core.settings import Settings
 from tests.servers.fixtures import openai_server  # noqa: F401
 from tui.app import make_app
+from tui.widgets.estimate_line import EstimateLine
 from tui.workbench import Workbench
 
 DEMO = ["demo:generic", "demo:retrieval", "demo:oracle"]
@@ -39,9 +40,10 @@ async def settle(pilot, app, timeout: float = 30.0) -> None:
     end = loop.time() + timeout
     await pilot.pause()
     while loop.time() < end:
-        busy = [w for w in app.workers if w.is_running] or getattr(app.screen, "_estimate_timer", None)
-        handle = getattr(app.screen, "handle", None)
-        if not busy and not (handle is not None and handle.running()):
+        estimate = next(iter(app.screen.query(EstimateLine)), None)
+        busy = [w for w in app.workers if w.is_running] or (estimate is not None and estimate.timer is not None)
+        run_view = getattr(app.screen, "run_view", None)
+        if not busy and not (run_view is not None and run_view.running):
             await pilot.pause()
             return
         await asyncio.sleep(0.02)

@@ -78,7 +78,7 @@ async def test_relevance_deciders_side_by_side_and_the_operator_label(wb):
         deciders = db_rows(
             wb,
             "SELECT target_id, decider, relevant FROM relevance WHERE run_id = ? ORDER BY target_id, decider",
-            [screen.run_id],
+            [screen.run_view.run_id],
         )
         assert ("x1", "gold", 1) in deciders and ("x2", "gold", 0) in deciders
         assert {d for _, d, _ in deciders} == {"gold", "bm25"}

@@ -19,9 +19,9 @@ async def test_reopening_a_stored_run_refills_panes_scores_and_prompt(wb):
     async with app.run_test(size=(200, 50)) as pilot:
         await run_and_wait(pilot, app)
         screen = app.screen
-        run_id = screen.run_id
-        live_texts = [p.full_text for p in screen.panes]
-        live_scores = [sorted((j.dimension, j.score) for j in p.judgments) for p in screen.panes]
+        run_id = screen.run_view.run_id
+        live_texts = [p.full_text for p in screen.run_view.panes]
+        live_scores = [sorted((j.dimension, j.score) for j in p.judgments) for p in screen.run_view.panes]
         live_prompt = screen.query_one(AnalysisTabs).prompt.text
         # change the choices so the screen no longer shows that case, then re-open it from the Runs tab
         screen.query_one("#rb-query", Select).value = "p2-open"
@@ -33,11 +33,11 @@ async def test_reopening_a_stored_run_refills_panes_scores_and_prompt(wb):
         assert table.current_id() == run_id
         await pilot.press("enter")
         await settle(pilot, app)
-        assert screen.run_id == run_id and screen.shown_run is not None
+        assert screen.run_view.run_id == run_id and screen.run_view.stored_run is not None
         assert screen.query_one("#rb-query", Select).value == "p1-open"
-        assert [p.full_text for p in screen.panes] == live_texts
-        assert [sorted((j.dimension, j.score) for j in p.judgments) for p in screen.panes] == live_scores
-        assert [p.status for p in screen.panes] == ["ok", "ok", "ok"]
+        assert [p.full_text for p in screen.run_view.panes] == live_texts
+        assert [sorted((j.dimension, j.score) for j in p.judgments) for p in screen.run_view.panes] == live_scores
+        assert [p.status for p in screen.run_view.panes] == ["ok", "ok", "ok"]
         stored_prompt = screen.query_one(AnalysisTabs).prompt.text
         # same messages (the live view also had per-message token counts)
         assert stored_prompt.split("── step")[1].split("\n")[0] == live_prompt.split("── step")[1].split("\n")[0]
@@ -49,7 +49,7 @@ async def test_operator_scores_and_pairwise_choice_are_stored_as_human(wb):
     async with app.run_test(size=(200, 50)) as pilot:
         await run_and_wait(pilot, app)
         screen = app.screen
-        screen.panes[2].focus()
+        screen.run_view.panes[2].focus()
         await pilot.press("ctrl+s")
         await pilot.pause()
         modal = app.screen
@@ -64,7 +64,7 @@ async def test_operator_scores_and_pairwise_choice_are_stored_as_human(wb):
             "JOIN responses r ON r.id = j.response_id WHERE j.human = 1 ORDER BY j.dimension",
         )
         assert rows == [("demo:oracle", "alignment", 5.0, 1, 5.0), ("demo:oracle", "awareness", 4.0, 1, 5.0)]
-        assert sum(1 for j in screen.panes[2].judgments if j.human) == 2  # shown beside the judge's
+        assert sum(1 for j in screen.run_view.panes[2].judgments if j.human) == 2  # shown beside the judge's
         # pairwise: generic vs oracle, oracle better
         screen.query_one(AnalysisTabs).judges.focus()
         await pilot.press("p")

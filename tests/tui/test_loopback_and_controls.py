@@ -23,7 +23,7 @@ async def test_an_openai_compatible_server_streams_into_its_pane(tmp_path, opena
     app = app_for(wb, ["local:qwen-test", "demo:generic"])
     async with app.run_test(size=(200, 50)) as pilot:
         await run_and_wait(pilot, app)
-        local, demo = app.screen.panes
+        local, demo = app.screen.run_view.panes
         assert (local.status, demo.status) == ("ok", "ok")
         assert local.full_text == answer
         header = str(local.query_one(".pane-header").render())
@@ -79,7 +79,7 @@ async def test_keys_are_remappable_from_settings(tmp_path):
         await pilot.press("f5")
         await pilot.pause()
         await settle(pilot, app)
-        assert [p.status for p in app.screen.panes] == ["ok"]
+        assert [p.status for p in app.screen.run_view.panes] == ["ok"]
 
 
 async def test_80x24_shows_one_pane_at_a_time_behind_tabs(wb):
@@ -88,13 +88,13 @@ async def test_80x24_shows_one_pane_at_a_time_behind_tabs(wb):
         await run_and_wait(pilot, app)
         screen = app.screen
         assert screen.has_class("narrow")
-        assert [p.display for p in screen.panes] == [True, False, False]
+        assert [p.display for p in screen.run_view.panes] == [True, False, False]
         tabs = screen.query_one("#pane-tabs", Tabs)
         tabs.active = "ptab-2"
         await pilot.pause()
-        assert [p.display for p in screen.panes] == [False, False, True]
-        assert screen.panes[2].region.width > 40 and screen.panes[2].region.height >= 10
+        assert [p.display for p in screen.run_view.panes] == [False, False, True]
+        assert screen.run_view.panes[2].region.width > 40 and screen.run_view.panes[2].region.height >= 10
         assert screen.query_one("#rb-run").region.right <= 80  # the run button stays on screen
         await pilot.press("f2")  # narrow: the analysis tabs take the panes' place
         await pilot.pause()
-        assert screen.query_one("#tabs").display and not screen.query_one("#panes").display
+        assert screen.query_one("#tabs").display and not screen.query_one("#run-view").display

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
-
 from tests.tui.conftest import app_for, db_rows, run_and_wait, settle, workbench
+from tests.waiting import await_until
 from tui.widgets.tabs import AnalysisTabs
 
 
@@ -13,20 +12,24 @@ async def test_demo_run_streams_every_pane_and_scores_it(wb):
     async with app.run_test(size=(200, 50)) as pilot:
         await run_and_wait(pilot, app)
         screen = app.screen
-        assert [p.status for p in screen.panes] == ["ok", "ok", "ok"]
-        for pane in screen.panes:
+        assert [p.status for p in screen.run_view.panes] == ["ok", "ok", "ok"]
+        for pane in screen.run_view.panes:
             assert pane.full_text.strip(), pane.model_id
             dims = sorted(j.dimension for j in pane.judgments)
             assert dims == ["alignment", "awareness", "quality"], (pane.model_id, dims)
             assert all(j.heuristic and j.judge_model == "demo:heuristic" for j in pane.judgments)
         # the oracle knows the preference, the generic model does not: the heuristic judge sees it
-        align = {p.model_id: next(j.score for j in p.judgments if j.dimension == "alignment") for p in screen.panes}
+        align = {
+            p.model_id: next(j.score for j in p.judgments if j.dimension == "alignment") for p in screen.run_view.panes
+        }
         assert align["demo:oracle"] > align["demo:generic"]
         assert len(screen.query_one(AnalysisTabs).judges.items) == 9
-        rows = db_rows(wb, "SELECT model, status, text FROM responses WHERE run_id = ? ORDER BY slot", [screen.run_id])
+        rows = db_rows(
+            wb, "SELECT model, status, text FROM responses WHERE run_id = ? ORDER BY slot", [screen.run_view.run_id]
+        )
         assert [(m, s) for m, s, _ in rows] == [("demo:generic", "ok"), ("demo:retrieval", "ok"), ("demo:oracle", "ok")]
-        assert [t for *_, t in rows] == [p.full_text for p in screen.panes]
-        assert db_rows(wb, "SELECT count(*) FROM judgments WHERE run_id = ?", [screen.run_id]) == [(9,)]
+        assert [t for *_, t in rows] == [p.full_text for p in screen.run_view.panes]
+        assert db_rows(wb, "SELECT count(*) FROM judgments WHERE run_id = ?", [screen.run_view.run_id]) == [(9,)]
 
 
 async def test_estimate_shows_tokens_and_cost_before_sending(wb):
@@ -47,7 +50,7 @@ async def test_one_failing_model_shows_in_its_own_pane_only(tmp_path):
     app = app_for(wb, ["demo:generic", "demo:flaky", "demo:oracle"])
     async with app.run_test(size=(200, 50)) as pilot:
         await run_and_wait(pilot, app)
-        generic, flaky, oracle = app.screen.panes
+        generic, flaky, oracle = app.screen.run_view.panes
         assert (generic.status, flaky.status, oracle.status) == ("ok", "error", "ok")
         assert flaky.has_class("error") and not generic.has_class("error")
         assert flaky.full_text.strip()  # the partial answer is kept
@@ -62,17 +65,18 @@ async def test_escape_cancels_the_focused_pane_while_the_others_finish(tmp_path)
     async with app.run_test(size=(200, 50)) as pilot:
         await settle(pilot, app)
         await pilot.press("ctrl+r")
-        for _ in range(500):  # until the slow model has started streaming
-            await asyncio.sleep(0.01)
-            slow = app.screen.panes[1] if len(app.screen.panes) > 1 else None
-            if slow is not None and slow.status == "running" and slow.full_text:
-                break
-        slow = app.screen.panes[1]
+
+        def slow_streaming():
+            panes = app.screen.run_view.panes
+            return len(panes) > 1 and panes[1].status == "running" and panes[1].full_text
+
+        await await_until(slow_streaming, timeout=5, what="demo:slow to start streaming")
+        slow = app.screen.run_view.panes[1]
         slow.focus()
         await pilot.pause()
         await pilot.press("escape")
         await settle(pilot, app)
-        generic, slow, oracle = app.screen.panes
+        generic, slow, oracle = app.screen.run_view.panes
         assert (generic.status, slow.status, oracle.status) == ("ok", "cancelled", "ok")
         stored = dict(db_rows(wb, "SELECT model, status FROM responses"))
         assert stored == {"demo:generic": "ok", "demo:slow": "cancelled", "demo:oracle": "ok"}
@@ -83,7 +87,7 @@ async def test_retry_reruns_only_the_focused_pane(tmp_path):
     app = app_for(wb, ["demo:generic", "demo:flaky"])
     async with app.run_test(size=(200, 50)) as pilot:
         await run_and_wait(pilot, app)
-        generic, flaky = app.screen.panes
+        generic, flaky = app.screen.run_view.panes
         before = generic.full_text
         flaky.focus()
         await pilot.press("ctrl+t")

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import asyncio
 
+from core.providers.base import CALLS_A_MODEL
 from core.providers.events import Delta, Done
 from tests.tui.conftest import app_for, settle, workbench
 from tests.tui.seed import seed_run
 from tests.tui.test_attributes_relevance import store_extraction
+from tests.waiting import await_until
 from tui.widgets.relevance_tab import RelevanceTable
 
 DEMO = ["demo:generic", "demo:retrieval", "demo:oracle"]
@@ -118,6 +120,7 @@ class GateProvider:
     """Streams the first ``words`` words of a fixed answer, then waits until released."""
 
     name = "script"
+    capabilities = CALLS_A_MODEL
 
     def __init__(self, words: int = 12):
         self.words = words
@@ -155,10 +158,7 @@ def test_run_in_progress(snap_compare, tmp_path):
     async def run_before(pilot):
         await settle(pilot, app)
         await pilot.press("ctrl+r")
-        for _ in range(500):
-            await asyncio.sleep(0.01)
-            if gate.reached == 3:
-                break
+        await await_until(lambda: gate.reached == 3, timeout=5, what="all three scripted models to be called")
         await pilot.pause(0.2)
         app.screen.query_one("#timeline").focus()
         await pilot.pause()

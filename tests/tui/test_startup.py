@@ -16,11 +16,12 @@ from tui.cli.open_app import _build
 async def main():
     app = _build({"db": sys.argv[1]}, demo=True)
     async with app.run_test(size=(120, 40)) as pilot:
+        ok = False
         for _ in range(100):
             await asyncio.sleep(0.05)
             if app.screen.__class__.__name__ == "MainScreen" and app.screen.plan is not None:
+                ok = True
                 break
-        ok = app.screen.plan is not None
     heavy = sorted(m for m in ("litellm", "anthropic", "sentence_transformers", "torch", "transformers") if m in sys.modules)
     print(json.dumps({"heavy": heavy, "estimated": ok}))
 

@@ -17,7 +17,7 @@ import sys
 
 import click
 
-from tui.cli.common import settings_of
+from tui.cli.common import open_workbench
 
 CONFIRM_USD = 1.0
 CONFIRM_TOKENS = 5_000_000
@@ -140,8 +140,6 @@ def batch(
     from tui.cli.batch_session import BatchSetupError, open_batch
     from tui.cli.batch_view import estimate_table, progress_view, summary_line
 
-    obj = ctx.obj or {}
-    settings = settings_of(obj)
     grid = _grid(
         grid_path,
         name,
@@ -160,13 +158,15 @@ def batch(
     )
     console = Console(stderr=True)
     view = progress_view(console)
+    workbench = open_workbench(ctx.obj, sample_data=False)
     try:
-        session = open_batch(settings.db, grid, settings, retry_failed=retry_failed, on_progress=view.update)
+        session = open_batch(workbench, grid, retry_failed=retry_failed, on_progress=view.update, owns_workbench=True)
     except BatchSetupError as exc:
+        workbench.close()
         raise click.ClickException(str(exc)) from None
     try:
         with console.status("building prompt plans for the estimate…"):
-            est = session.estimate()
+            est = asyncio.run(session.estimate())
         todo, skipped = session.runner.plan()
         console.print(estimate_table(session.name, len(session.cells), len(todo), len(skipped), est))
         if dry_run or not todo:

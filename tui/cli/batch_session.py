@@ -1,21 +1,23 @@
-"""Wiring for batch mode, without click: grid → cells, storage ports, one shared engine.
+"""A batch built from a Workbench: grid → cells, the cell store, one shared engine.
 
-``open_batch`` composes the pieces (database, recorder, cell store, providers, judges, prompt
-preparation) and returns a :class:`BatchSession`; ``await session.run()`` runs what is left of the
-grid; ``session.close()`` flushes every write. The CLI and the tests use it the same way.
+``open_batch(workbench, grid)`` returns a :class:`BatchSession` whose providers, prepare, judges,
+recorder and user cache are the workbench's; ``await session.run()`` runs what is left of the
+grid; ``session.close()`` flushes every write (and closes the workbench when the session owns
+it). The CLI and the tests use it the same way.
 """
 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
-from pathlib import Path
+from collections.abc import Callable
+from dataclasses import dataclass
 
-from core.providers.base import ModelSpec
-from core.run.batch import BatchRunner, EngineCellRunner, Estimate, Progress, estimate
+from core.run.batch import BatchRunner, Progress
+from core.run.cells import EngineCellRunner
 from core.run.engine import EngineOptions
+from core.run.estimate import Estimate, estimate_cells
 from core.run.grid import Cell, Grid, GridError, expand
-from core.settings import Settings
+from tui.workbench import Workbench
 
 
 class BatchSetupError(RuntimeError):
@@ -28,19 +30,6 @@ def default_name(cells: list[Cell]) -> str:
     return f"batch-{digest}"
 
 
-def _judges(grid: Grid, cells: list[Cell], settings: Settings) -> list:
-    if not grid.judges:
-        return []
-    try:
-        from core.judges import judges_for
-    except ImportError:
-        raise BatchSetupError(
-            "judges were asked for but core.judges.judges_for is not available in this build; "
-            "run without judges and re-judge later with `prefscope judge`"
-        ) from None
-    return list(judges_for(cells[0].spec, settings))
-
-
 @dataclass
 class BatchSession:
     name: str
@@ -49,20 +38,14 @@ class BatchSession:
     runner: BatchRunner
     cell_runner: EngineCellRunner
     progress: Progress
-    provider_for: object
-    _closers: list = field(default_factory=list)
+    workbench: Workbench
+    #: Close the workbench with the session (it was opened for this batch only).
+    owns_workbench: bool = False
 
-    def estimate(self) -> Estimate:
+    async def estimate(self) -> Estimate:
+        """Tokens and cost of the cells still to run (their plans are built now and cached)."""
         todo, _ = self.runner.plan()
-        cache: dict[str, object] = {}
-
-        def cost_of(model: ModelSpec, tin: int, tout: int):
-            key = model.provider
-            if key not in cache:
-                cache[key] = self.provider_for(model)
-            return cache[key].cost_usd(model, tin, tout)
-
-        return estimate(todo, self.cell_runner.plan_for, cost_of)
+        return await estimate_cells(todo, self.cell_runner.plan_for, self.workbench.cost_of)
 
     async def run(self) -> Progress:
         return await self.runner.run()
@@ -71,97 +54,63 @@ class BatchSession:
         self.runner.stop()
 
     def close(self) -> None:
-        while self._closers:
-            self._closers.pop()()
+        self.workbench.flush()
+        if self.owns_workbench:
+            self.workbench.close()
 
 
 def open_batch(
-    db_path: str | Path, grid: Grid, settings: Settings, *, retry_failed: bool = False, on_progress=None
+    workbench: Workbench,
+    grid: Grid,
+    *,
+    retry_failed: bool = False,
+    on_progress: Callable[[Progress], None] | None = None,
+    owns_workbench: bool = False,
 ) -> BatchSession:
-    from core.providers import get_provider
-    from core.run.prepare import prepare_plan
+    from core.judges import JudgeSpecError
     from storage.batch_cells import SqliteCellStore
-    from storage.db import open_db
-    from storage.embeddings import SqliteEmbeddingCache
-    from storage.fillers import load_filler_pools
-    from storage.recorder import RunRecorder
-    from storage.runs import SqliteResponseCache, mark_interrupted
-    from storage.summaries import SqliteSummaryCache
-    from storage.users import UnknownUser, load_user, user_ids
+    from storage.users import UnknownUser, user_ids
 
-    db = open_db(db_path)
-    closers = [db.close]
-    try:
-        mark_interrupted(db)  # runs left 'running' by a killed batch
-        providers: dict[str, object] = {}
-        response_cache = SqliteResponseCache(db)
-
-        def provider_for(spec: ModelSpec):
-            if spec.provider not in providers:
-                providers[spec.provider] = get_provider(spec, settings, response_cache=response_cache)
-            return providers[spec.provider]
-
-        pools: list | None = None
-
-        def prepare(spec, bundle):
-            nonlocal pools
-            if pools is None:
-                pools = load_filler_pools(db)
-            return prepare_plan(
-                spec,
-                bundle,
-                pools,
-                settings,
-                embedding_cache=SqliteEmbeddingCache(db),
-                summary_cache=SqliteSummaryCache(db),
-            )
-
-        bundles: dict[str, object] = {}
-
-        def load_bundle(user_id: str):
-            if user_id not in bundles:
-                try:
-                    bundles[user_id] = load_user(db, user_id)
-                except UnknownUser as exc:
-                    raise BatchSetupError(str(exc)) from None
-            return bundles[user_id]
-
+    def load_bundle(user_id: str):
         try:
-            cells = expand(
-                grid,
-                all_users=lambda: user_ids(db),
-                queries_of=lambda u: [(q.id, q.kind) for q in load_bundle(u).queries],
-            )
-        except GridError as exc:
+            return workbench.user(user_id)
+        except UnknownUser as exc:
             raise BatchSetupError(str(exc)) from None
-        progress = Progress()
-        recorder = RunRecorder(db_path)
-        closers.append(recorder.close)
-        cell_runner = EngineCellRunner(
-            provider_for,
-            recorder.record,
-            prepare=prepare,
-            load_bundle=load_bundle,
-            judges=_judges(grid, cells, settings),
-            options=EngineOptions(per_provider=grid.concurrency.per_provider),
-            progress=progress,
+
+    async def prepare(spec, bundle):
+        return (await workbench.prepare_async(spec, bundle)).plan
+
+    try:
+        cells = expand(
+            grid,
+            all_users=lambda: user_ids(workbench.db),
+            queries_of=lambda u: [(q.id, q.kind) for q in load_bundle(u).queries],
         )
-        name = grid.name or default_name(cells)
-        if not grid.name:
-            cells = [Cell(c.key, c.spec.model_copy(update={"label": name})) for c in cells]
-        store = SqliteCellStore(db, recorder.writer)
-        runner = BatchRunner(
-            name,
-            cells,
-            store,
-            cell_runner,
-            max_runs=grid.concurrency.runs,
-            retry_failed=retry_failed,
-            on_progress=on_progress,
-            progress=progress,
-        )
-        return BatchSession(name, grid, cells, runner, cell_runner, progress, provider_for, closers)
-    except BaseException:
-        while closers:
-            closers.pop()()
-        raise
+        judges = workbench.judges(cells[0].spec) if grid.judges and cells else []
+    except (GridError, JudgeSpecError) as exc:
+        raise BatchSetupError(str(exc)) from None
+    name = grid.name or default_name(cells)
+    if not grid.name:
+        cells = [Cell(c.key, c.spec.model_copy(update={"label": name})) for c in cells]
+    progress = Progress()
+    recorder = workbench.recorder()
+    cell_runner = EngineCellRunner(
+        workbench.provider,
+        recorder.record,
+        prepare=prepare,
+        load_bundle=load_bundle,
+        judges=judges,
+        options=EngineOptions(per_provider=grid.concurrency.per_provider),
+        progress=progress,
+    )
+    runner = BatchRunner(
+        name,
+        cells,
+        SqliteCellStore(workbench.db, recorder.writer),
+        cell_runner,
+        max_runs=grid.concurrency.runs,
+        retry_failed=retry_failed,
+        on_progress=on_progress,
+        progress=progress,
+    )
+    return BatchSession(name, grid, cells, runner, cell_runner, progress, workbench, owns_workbench)

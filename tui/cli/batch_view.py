@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
 
-from core.run.batch import ASSUMED_OUTPUT_TOKENS, Estimate
 from core.run.batch import Progress as BatchProgress
+from core.run.estimate import ASSUMED_OUTPUT_TOKENS, Estimate
 
 
 def estimate_table(name: str, cells: int, todo: int, skipped: int, est: Estimate) -> Table:
@@ -44,7 +52,7 @@ class ProgressView:
             console=console,
             transient=False,
         )
-        self._task = None
+        self._task: TaskID | None = None
 
     def update(self, p: BatchProgress) -> None:
         if self._task is None:

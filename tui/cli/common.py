@@ -1,4 +1,4 @@
-"""What every CLI command shares: the console, failing with one red line, opening services."""
+"""What every CLI command shares: the console, failing with one red line, opening the workbench."""
 
 from __future__ import annotations
 
@@ -27,20 +27,21 @@ def settings_of(obj: dict | None):
         fail(str(exc))
 
 
-def open_services(obj: dict | None, *, sample_data: bool = True):
-    """Settings and a Workbench on the chosen database (sample data imported into an empty one)."""
+def open_workbench(obj: dict | None, *, sample_data: bool = True, must_exist: bool = False, db_path=None):
+    """The Workbench on the chosen database (sample data imported into an empty one, runs a killed
+    process left running marked interrupted), or one red line saying why it cannot be opened.
+    ``must_exist``: reading commands do not create a database just to say it is empty."""
     import sqlite3
+    from pathlib import Path
 
     from storage.migrations import MigrationError
-    from storage.runs import mark_interrupted
     from tui.workbench import Workbench
 
     settings = settings_of(obj)
+    path = db_path or Path(settings.db).expanduser()
+    if must_exist and not Path(path).exists():
+        fail(f"no database at {path} yet; import data first: prefscope import PATH")
     try:
-        workbench = Workbench(settings)
+        return Workbench.open(settings, path, sample_data=sample_data)
     except (MigrationError, sqlite3.DatabaseError, OSError) as exc:
-        fail(f"cannot open the database {settings.db}: {exc}")
-    if sample_data:
-        workbench.ensure_sample_data()
-    mark_interrupted(workbench.db)
-    return settings, workbench
+        fail(f"cannot open the database {path}: {exc}")

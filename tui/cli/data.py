@@ -15,7 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from core.formats import FORMAT_ORDER, FormatError
-from tui.cli.common import fail, settings_of
+from tui.cli.common import fail, open_workbench, settings_of
 
 STAR = "★"
 
@@ -33,23 +33,10 @@ def _db_path(ctx: click.Context) -> Path:
     return Path(_settings(ctx).db).expanduser()
 
 
-def _open(path: Path):
-    """Open (and migrate) the database, turning the ways that can fail into one red line."""
-    from storage.db import open_db
-    from storage.migrations import MigrationError
-
-    try:
-        return open_db(path)
-    except (MigrationError, sqlite3.DatabaseError, OSError) as exc:
-        fail(f"cannot open the database {path}: {exc}")
-
-
-def _open_existing(ctx: click.Context):
-    """Open the database for reading commands; do not create one just to say it is empty."""
-    path = _db_path(ctx)
-    if not path.exists():
-        fail(f"no database at {path} yet; import data first: prefscope import PATH")
-    return _open(path)
+def _open(ctx: click.Context, *, must_exist: bool = False):
+    """The workbench without sample data (these commands manage the data themselves); reading
+    commands do not create a database just to say it is empty."""
+    return open_workbench(_obj(ctx), sample_data=False, must_exist=must_exist)
 
 
 # -- import --------------------------------------------------------------------------------
@@ -80,15 +67,15 @@ def import_cmd(
 
     from storage.users import DuplicateInImport, save_import
 
-    db_path = _db_path(ctx)
-    db = _open(db_path)
+    wb = _open(ctx)
+    db_path = wb.db_path
     try:
-        summary = save_import(db, result)
+        summary = save_import(wb.db, result)
     except (DuplicateInImport, sqlite3.DatabaseError) as exc:
         fail(f"{path.name}: {exc} (the database is unchanged)")
         return
     finally:
-        db.close()
+        wb.close()
 
     out = Console(highlight=False, soft_wrap=True)
     parts = []
@@ -124,14 +111,13 @@ def _ids(ids: list[str], limit: int = 5) -> str:
 def users(ctx: click.Context) -> None:
     """List imported users (and filler pools)."""
     from storage.fillers import list_filler_pools
-    from storage.users import list_users
 
-    db = _open_existing(ctx)
+    wb = _open(ctx, must_exist=True)
     try:
-        rows = list_users(db)
-        pools = list_filler_pools(db)
+        rows = wb.users()
+        pools = list_filler_pools(wb.db)
     finally:
-        db.close()
+        wb.close()
     out = Console(highlight=False)
     if not rows and not pools:
         out.print("No users yet. Import some: prefscope import PATH")
@@ -194,16 +180,16 @@ def show(
     ctx: click.Context, user_id: str, session_id: str | None, query_id: str | None, expression: int | None
 ) -> None:
     """Print a user's session timeline with the chosen query's gold evidence starred (★)."""
-    from storage.users import UnknownUser, load_user
+    from storage.users import UnknownUser
 
-    db = _open_existing(ctx)
+    wb = _open(ctx, must_exist=True)
     try:
-        bundle = load_user(db, user_id)
+        bundle = wb.user(user_id)
     except UnknownUser as exc:
         fail(str(exc))
         return
     finally:
-        db.close()
+        wb.close()
     if session_id is not None:
         _print_session(bundle, session_id)
     else:
@@ -211,14 +197,15 @@ def show(
 
 
 def _print_session(bundle, session_id: str) -> None:
-    from tui.cli.timeline import session_tokens
+    from core.history.timeline import tokens_by_session
 
     try:
         session = bundle.session(session_id)
     except KeyError:
         fail(f"user {bundle.user.id!r} has no session {session_id!r}")
         return
-    tokens, unit = session_tokens([session])
+    tokens, estimated = tokens_by_session([session])
+    unit = "~t" if estimated else "t"
     out = Console(highlight=False)
     head = Text(f"{session.id}", style="bold")
     head.append(f"  {session.kind}")
@@ -241,8 +228,8 @@ def _print_session(bundle, session_id: str) -> None:
 
 
 def _print_timeline(bundle, query_id: str | None, expression: int | None) -> None:
+    from core.history.timeline import timeline_rows, tokens_by_session
     from core.model import EXPRESSION_TYPES
-    from tui.cli.timeline import build_timeline, session_tokens
 
     query = None
     if query_id is not None:
@@ -258,8 +245,9 @@ def _print_timeline(bundle, query_id: str | None, expression: int | None) -> Non
         present = [t for t in bundle.expression_types() if t]
         expression = present[0] if present else None
     evidence = set(bundle.gold_evidence(query, expression)) if query is not None else set()
-    tokens, unit = session_tokens(bundle.sessions)
-    rows = build_timeline(bundle, tokens=tokens, evidence=evidence)
+    tokens, estimated = tokens_by_session(bundle.sessions)
+    unit = "~t" if estimated else "t"
+    rows = timeline_rows(bundle, expression_type=expression, evidence=evidence, tokens=tokens, estimated=estimated)
 
     out = Console(highlight=False)
     u = bundle.user
@@ -301,7 +289,7 @@ def _print_timeline(bundle, query_id: str | None, expression: int | None) -> Non
         table.add_column(name, justify=justify, no_wrap=True, overflow="ellipsis")
     other_types = False
     for row in rows:
-        dim = expression and row.kind == "preference" and row.expression_type not in (None, expression)
+        dim = row.dim
         other_types = other_types or bool(dim)
         style = "dim" if dim else ("bold yellow" if row.evidence else "")
         if row.count > 1:

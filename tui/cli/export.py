@@ -11,7 +11,7 @@ import sys
 
 import click
 
-from tui.cli.common import settings_of
+from tui.cli.common import open_workbench, settings_of
 
 FILTERS = [
     click.option("--runs", "run_ids", multiple=True, help="Run id (repeatable)."),
@@ -43,16 +43,14 @@ def _run_filter(run_ids, users, models, methods, contexts, labels, since):
     return RunFilter(list(run_ids), list(users), list(models), methods, contexts, since, list(labels))
 
 
-def _db(ctx: click.Context):
+def _workbench(ctx: click.Context):
     from pathlib import Path
-
-    from storage.db import open_db
 
     obj = ctx.obj or {}
     path = Path(settings_of(obj).db)
     if not path.exists():
         raise click.ClickException(f"no database at {path}: run something first (`prefscope run` / `prefscope batch`)")
-    return open_db(path)
+    return open_workbench(obj, sample_data=False)
 
 
 @click.command("export")
@@ -74,7 +72,8 @@ def export(ctx: click.Context, run_ids, users, models, methods, contexts, labels
     from storage.export import export as do_export
 
     f = _run_filter(run_ids, users, models, methods, contexts, labels, since)
-    db = _db(ctx)
+    wb = _workbench(ctx)
+    db = wb.db
     try:
         if out:
             with open(out, "w", encoding="utf-8", newline="") as fh:
@@ -89,7 +88,7 @@ def export(ctx: click.Context, run_ids, users, models, methods, contexts, labels
                 stream.detach()
             click.echo(f"{n:,} rows", err=True)
     finally:
-        db.close()
+        wb.close()
 
 
 @click.command("report")
@@ -144,14 +143,25 @@ def report(
     """Aggregate tables: n, mean and bootstrap 95% CI by any factors (e.g. --by expression_type,model)."""
     from rich.console import Console
 
-    from storage.report import ReportError, bradley_terry_table, matching_table, pass_table, score_table
+    from storage.report import (
+        ReportError,
+        agreement_table,
+        bradley_terry_table,
+        matching_table,
+        pass_table,
+        score_table,
+    )
     from tui.cli.report_view import bar_chart, rich_table, write_csv, write_png
 
     f = _run_filter(run_ids, users, models, methods, contexts, labels, since)
     factors = [b for b in by.split(",") if b.strip()]
-    db = _db(ctx)
+    wb = _workbench(ctx)
+    db = wb.db
     try:
         tables = [score_table(db, metric, factors, f, sources=sources or None)]
+        agreement = agreement_table(db, metric, factors, f)
+        if agreement.rows:  # only where human scores exist
+            tables.append(agreement)
         if cupid:
             tables.append(matching_table(db, [b for b in cupid_by.split(",") if b.strip()], f))
         if interpref:
@@ -159,7 +169,7 @@ def report(
     except ReportError as exc:
         raise click.ClickException(str(exc)) from None
     finally:
-        db.close()
+        wb.close()
     console = Console()
     for t in tables:
         console.print(rich_table(t))

@@ -11,7 +11,7 @@ import asyncio
 import click
 from rich.table import Table
 
-from tui.cli.common import console, fail, open_services
+from tui.cli.common import console, fail, open_workbench
 
 
 def _short(text: str | None, n: int = 90) -> str:
@@ -43,21 +43,21 @@ def _score(value: float | None) -> str:
 @click.pass_obj
 def judge(obj, run_id, judges, kind, dry_run):
     """Re-judge the final answers of stored run RUN_ID without regenerating them."""
-    from core.judges import JudgeSpecError, judges_for
+    from core.judges import JudgeSpecError
     from storage.analyses import save_judgments
-    from storage.runs import UnknownRun, load_run
-    from tui.cli.judge_calls import make_complete
+    from storage.runs import UnknownRun
 
-    settings, wb = open_services(obj, sample_data=False)
+    wb = open_workbench(obj, sample_data=False)
+    settings = wb.settings
     try:
-        run = load_run(wb.db, run_id)
+        run = wb.load_run(run_id)
     except UnknownRun as exc:
         fail(str(exc))
     names = [f"{kind}:{j}" if kind else j for j in judges] or ([settings.judge] if settings.judge else [])
     if not names:
         fail("no judge given: pass --judge demo:heuristic or --judge rubric:<provider>:<model>")
     try:
-        chosen = judges_for(names, settings)
+        chosen = wb.judges(names)
     except JudgeSpecError as exc:
         fail(str(exc))
     try:
@@ -68,7 +68,7 @@ def judge(obj, run_id, judges, kind, dry_run):
     finals = [r for r in run.final_responses() if r.status == "ok"]
     if not finals:
         fail(f"run {run_id} has no finished answer to judge")
-    results = asyncio.run(_judge_all(chosen, finals, bundle, query, run, make_complete(settings)))
+    results = asyncio.run(_judge_all(chosen, finals, bundle, query, run, wb.complete()))
     if not dry_run:
         save_judgments(wb.db, run_id, results)
     table = Table("model", "judge", "kind", "dimension", "score", "ok", "rationale / error", title=f"run {run_id}")
@@ -125,21 +125,21 @@ def attributes(obj, user, model, verify_with, chunk_chars, min_confidence, thres
     """Extract USER's attributes from their history (Re-Centering stage 1), or list stored ones."""
     from storage.analyses import UnknownExtraction, latest_extraction, load_extraction, save_extraction
 
-    settings, wb = open_services(obj, sample_data=False)
+    wb = open_workbench(obj, sample_data=False)
+    settings = wb.settings
     try:
         bundle = wb.user(user)
     except LookupError as exc:
         fail(str(exc).strip("'\""))
     if model:
         from core.analysis.attributes import extract
-        from tui.cli.judge_calls import make_complete
 
         embed = None if no_dedup else _embedder(settings, wb.db)
         ex = asyncio.run(
             extract(
                 bundle,
                 model,
-                make_complete(settings),
+                wb.complete(),
                 embed=embed,
                 chunk_chars=chunk_chars,
                 min_confidence=min_confidence,
@@ -223,18 +223,26 @@ def _embedder(settings, db):
 def relevance(obj, run_id, model, attr_source, no_embedding, recompute, reference):
     """Relevance of attributes and retrieved turns for RUN_ID's query: every decider side by side."""
     from core.analysis import relevance as rel
-    from storage.analyses import load_relevance
-    from storage.runs import UnknownRun, load_run
+    from storage.analyses import UnknownExtraction
+    from storage.runs import UnknownRun
 
-    settings, wb = open_services(obj, sample_data=False)
+    wb = open_workbench(obj, sample_data=False)
     try:
-        run = load_run(wb.db, run_id)
+        run = wb.load_run(run_id)
     except UnknownRun as exc:
         fail(str(exc))
-    stored = load_relevance(wb.db, run_id)
+    stored = wb.relevance(run_id)
     if recompute or model or not stored:
-        _decide(wb, settings, run, model, attr_source, no_embedding)
-        stored = load_relevance(wb.db, run_id)
+        try:
+            bundle = wb.user(run.spec.user_id)
+            bundle.query(run.spec.query_id)
+        except (LookupError, KeyError) as exc:
+            fail(f"cannot rebuild the case of run {run.id}: {str(exc).strip(chr(39))}")
+        try:
+            wb.decide_relevance(run, bundle, embeddings=not no_embedding, llm=model, attributes=attr_source)
+        except UnknownExtraction as exc:
+            fail(str(exc))
+        stored = wb.relevance(run_id)
     if not stored:
         fail(
             f"nothing to decide for run {run_id}: no attributes (extract with `prefscope attributes`) "
@@ -265,48 +273,3 @@ def relevance(obj, run_id, model, attr_source, no_embedding, recompute, referenc
             a.decider, reference, str(a.n), rate, _score(a.kappa), _score(a.precision), _score(a.recall), _score(a.f1)
         )
     console.print(agree)
-
-
-def _decide(wb, settings, run, model, attr_source, no_embedding):
-    from core.analysis import relevance as rel
-    from storage.analyses import UnknownExtraction, latest_extraction, load_extraction, save_relevance
-    from tui.cli.judge_calls import make_complete
-
-    try:
-        bundle = wb.user(run.spec.user_id)
-        query = bundle.query(run.spec.query_id)
-    except (LookupError, KeyError) as exc:
-        fail(f"cannot rebuild the case of run {run.id}: {str(exc).strip(chr(39))}")
-    attrs, extraction_id = [], None
-    if attr_source not in ("none", "gold"):
-        try:
-            stored = (
-                latest_extraction(wb.db, bundle.user.id)
-                if attr_source == "latest"
-                else load_extraction(wb.db, attr_source)
-            )
-        except UnknownExtraction as exc:
-            fail(str(exc))
-        if stored is not None:
-            attrs, extraction_id = [x.attribute for x in stored.extraction.attributes], stored.id
-    if attr_source == "gold" or (attr_source == "latest" and not attrs):
-        attrs = list(bundle.attributes)
-    targets = rel.attribute_targets(bundle, query, run.spec.expression_type, attrs) + rel.turn_targets(
-        run.plan.retrieved
-    )
-    if not targets:
-        return
-    decisions = rel.gold_decisions(targets) + rel.bm25_decisions(query.text, targets)
-    if not no_embedding:
-        decisions += rel.embedding_decisions(query.text, targets, _embedder(settings, wb.db))
-    if model:
-        decisions += asyncio.run(rel.llm_decisions(query.text, targets, model, make_complete(settings)))
-    save_relevance(
-        wb.db,
-        run.id,
-        query.id,
-        decisions,
-        texts={(t.kind, t.id): t.text for t in targets},
-        extraction_id=extraction_id,
-        replace=True,
-    )

@@ -4,34 +4,24 @@ from __future__ import annotations
 
 import click
 
-from tui.cli.common import settings_of
+from tui.cli.common import open_workbench
 
 DEMO_USER = "maya"
 
 
 def _build(obj: dict, *, demo: bool):
     from core.settings import DEFAULT_DEMO_MODELS
-    from storage.runs import mark_interrupted
     from tui.app import make_app
-    from tui.workbench import Workbench
 
-    settings = settings_of(obj)
-    workbench = Workbench(settings)
-    imported = workbench.ensure_sample_data()
-    interrupted = mark_interrupted(workbench.db)
+    workbench = open_workbench(obj)
     # The demo opens on a RealPref-style sample user, so all four expression types are there.
     app = make_app(
-        settings,
+        workbench.settings,
         workbench,
         models=list(DEFAULT_DEMO_MODELS) if demo else None,
         initial_user=DEMO_USER if demo else None,
     )
-    notes = []
-    if imported:
-        notes.append(f"first run: imported the sample data ({', '.join(imported)})")
-    if interrupted:
-        notes.append(f"{len(interrupted)} run(s) cut off last time were marked interrupted; partial text kept")
-    app.startup_notes = notes
+    app.startup_notes = list(workbench.startup_notes)
     return app
 
 

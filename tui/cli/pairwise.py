@@ -15,7 +15,7 @@ from itertools import combinations
 
 import click
 
-from tui.cli.common import console, fail, open_services
+from tui.cli.common import console, fail, open_workbench
 
 
 @click.command()
@@ -29,12 +29,11 @@ def pairwise(obj, run_a, run_b, judge_model):
 
     from core.judges.pairwise import PairInput, PairwiseJudge
     from storage.analyses import save_judgments
-    from storage.runs import UnknownRun, load_run
-    from tui.cli.judge_calls import make_complete
+    from storage.runs import UnknownRun
 
-    settings, wb = open_services(obj, sample_data=False)
+    wb = open_workbench(obj, sample_data=False)
     try:
-        a, b = load_run(wb.db, run_a), load_run(wb.db, run_b)
+        a, b = wb.load_run(run_a), wb.load_run(run_b)
     except UnknownRun as exc:
         fail(str(exc))
     pref_a, pref_b = _preference(wb, a), _preference(wb, b)
@@ -45,7 +44,7 @@ def pairwise(obj, run_a, run_b, judge_model):
     if not models:
         fail("no model answered successfully in both runs; pairwise needs the same model in each")
     judge = PairwiseJudge(judge_model)
-    complete = make_complete(settings)
+    complete = wb.complete()
 
     async def judge_all():
         passes = await asyncio.gather(

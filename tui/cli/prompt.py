@@ -1,89 +1,26 @@
-"""`prefscope prompt USER QUERY`: print the exact prompt plan a method would send.
+"""`prefscope prompt USER QUERY`: print the exact prompt plan `prefscope run` would send.
 
-Builds the context (configuration, expression type, seed), plans the method, and prints every
-message (long ones cut in the middle unless ``--full``), token counts per step, where the gold
-evidence sits and, for RAG, the retrieved turns with their scores. ``--json`` prints the same as
-JSON (always with full messages). Nothing is sent to any model.
+Same options, same RunSpec, same prepare (the workbench's) as `run`; nothing is sent to a model,
+so the sessions of a summaries context without a cached summary show a placeholder and are
+listed as pending. Prints every message (long ones cut in the middle unless ``--full``), token
+counts per step, where the gold evidence sits and, for RAG, the retrieved turns with their
+scores. ``--json`` prints the same as JSON (always with full messages) with the sha256 of the
+messages of all steps.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
 import click
 
-from tui.cli.common import settings_of
+from tui.cli.common import fail, open_workbench
+from tui.cli.spec_options import SpecOptions, spec_options
 
-REPO_SAMPLE_FILLER = Path(__file__).resolve().parents[2] / "sample_data" / "filler"
 HEAD = 220
 TAIL = 160
-
-
-def _settings(ctx: click.Context):
-    return settings_of(ctx.obj)
-
-
-def _open_db_if_present(path: Path):
-    if not path.exists():
-        return None
-    try:
-        from storage.db import open_db
-    except ImportError:
-        return None
-    return open_db(path)
-
-
-def _load_bundle(user_id: str, bundle_path: str | None, db):
-    if bundle_path:
-        from core.formats import FormatError, load_path
-
-        try:
-            result = load_path(bundle_path)
-        except FormatError as exc:
-            raise click.ClickException(str(exc)) from None
-        for b in result.bundles:
-            if b.user.id == user_id:
-                return b
-        ids = ", ".join(b.user.id for b in result.bundles) or "none"
-        raise click.ClickException(f"{bundle_path} has no user {user_id!r} (users: {ids})")
-    if db is None:
-        raise click.ClickException("no database yet: import data first (`prefscope import`) or pass --bundle PATH")
-    from storage.users import UnknownUser, load_user
-
-    try:
-        return load_user(db, user_id)
-    except UnknownUser as exc:
-        raise click.ClickException(str(exc)) from None
-
-
-def _load_fillers(paths: tuple[str, ...], db) -> tuple[list, str]:
-    from core.formats import FormatError, load_path
-
-    pools = []
-    if paths:
-        for p in paths:
-            try:
-                pools += load_path(p).fillers
-            except FormatError as exc:
-                raise click.ClickException(str(exc)) from None
-        return pools, "--filler " + ", ".join(paths)
-    if db is not None:
-        try:
-            from storage.fillers import load_filler_pools
-
-            pools = load_filler_pools(db)
-        except ImportError:
-            pools = []
-        if pools:
-            return pools, "database"
-    if REPO_SAMPLE_FILLER.is_dir() and any(REPO_SAMPLE_FILLER.glob("*.json")):
-        try:
-            pools = load_path(REPO_SAMPLE_FILLER).fillers
-        except FormatError as exc:
-            raise click.ClickException(f"sample filler pool: {exc}") from None
-        return pools, str(REPO_SAMPLE_FILLER)
-    return [], "none"
 
 
 def cut_middle(text: str, full: bool) -> str:
@@ -91,151 +28,6 @@ def cut_middle(text: str, full: bool) -> str:
         return text
     omitted = len(text) - HEAD - TAIL
     return f"{text[:HEAD]}\n    … [{omitted:,} characters omitted; --full shows them] …\n{text[-TAIL:]}"
-
-
-@click.command("prompt")
-@click.argument("user_id", metavar="USER")
-@click.argument("query_id", metavar="QUERY")
-@click.option(
-    "--bundle",
-    "bundle_path",
-    type=click.Path(exists=True),
-    help="Read the user from a native bundle file instead of the database.",
-)
-@click.option(
-    "--expression",
-    "expression_type",
-    type=click.IntRange(1, 4),
-    default=None,
-    help="Preference expression type 1-4 (RealPref).",
-)
-@click.option(
-    "--context",
-    "context_name",
-    default="simple",
-    show_default=True,
-    help="simple, normal, long, very_long, extended, extreme, full, oracle, summaries, none, custom.",
-)
-@click.option("--method", default="zero-shot", show_default=True, help="Prompting method (see --list-methods).")
-@click.option("--seed", default=0, show_default=True, help="Seed for filler choice and placement.")
-@click.option("--k", default=5, show_default=True, help="RAG: number of retrieved turns.")
-@click.option("--retriever", type=click.Choice(["embedding", "bm25"]), default="embedding", show_default=True)
-@click.option("--sessions", "session_ids", default="", help="custom context: comma-separated session ids.")
-@click.option(
-    "--filler",
-    "filler_paths",
-    multiple=True,
-    type=click.Path(exists=True),
-    help="Filler pool file/folder (repeatable).",
-)
-@click.option("--window", type=int, default=None, help="Model context window: refuse larger prompts unless --force.")
-@click.option("--force", is_flag=True, help="Print even if the prompt exceeds --window.")
-@click.option("--full", is_flag=True, help="Do not cut long messages in the middle.")
-@click.option("--json", "as_json", is_flag=True, help="Print the context and plan as JSON.")
-@click.option(
-    "--list-methods",
-    is_flag=True,
-    is_eager=True,
-    expose_value=False,
-    callback=lambda c, p, v: _list_methods(c, v),
-    help="List the methods and exit.",
-)
-@click.pass_context
-def prompt(
-    ctx: click.Context,
-    user_id,
-    query_id,
-    bundle_path,
-    expression_type,
-    context_name,
-    method,
-    seed,
-    k,
-    retriever,
-    session_ids,
-    filler_paths,
-    window,
-    force,
-    full,
-    as_json,
-) -> None:
-    """Print the exact prompt plan for a user, query and method (nothing is sent)."""
-    from core.history.build import build_context
-    from core.history.configs import ContextError, ContextWindowExceeded, check_window, config_named
-    from core.methods import UnknownMethod, method_info, plan
-    from core.methods.base import MethodOptions
-
-    settings = _settings(ctx)
-    db = None if bundle_path and not Path(settings.db).exists() else _open_db_if_present(Path(settings.db))
-    bundle = _load_bundle(user_id, bundle_path, db)
-    try:
-        query = bundle.query(query_id)
-    except KeyError as exc:
-        ids = ", ".join(q.id for q in bundle.queries) or "none"
-        raise click.ClickException(f"{exc.args[0]} (queries: {ids})") from None
-    try:
-        info = method_info(method)
-        cfg = config_named(context_name)
-    except (UnknownMethod, ContextError) as exc:
-        raise click.ClickException(str(exc)) from None
-
-    pools, pool_source = _load_fillers(filler_paths, db) if cfg.filler_target else ([], "not needed")
-    try:
-        built = build_context(
-            bundle,
-            query=query,
-            expression_type=expression_type,
-            config=cfg,
-            seed=seed,
-            filler_pools=pools,
-            session_ids=[s for s in session_ids.split(",") if s.strip()] or None,
-        )
-    except ContextError as exc:
-        raise click.ClickException(str(exc)) from None
-
-    cache = None
-    if db is not None and info.name == "rag" and retriever == "embedding":
-        from storage.embeddings import SqliteEmbeddingCache
-
-        cache = SqliteEmbeddingCache(db)
-    opts = MethodOptions(k=k, retriever=retriever, embedding_model=settings.embedding_model, embedding_cache=cache)
-    try:
-        the_plan = plan(info.name, built, query, opts)
-    except Exception as exc:
-        from core.history.retrieval import RetrievalError
-
-        if isinstance(exc, RetrievalError):
-            raise click.ClickException(str(exc)) from None
-        raise
-
-    biggest = max(s.tokens for s in the_plan.steps)
-    window_note = None
-    if window is not None and settings.enforce_context_window:
-        try:
-            window_note = check_window(biggest, window, force)
-        except ContextWindowExceeded as exc:
-            raise click.ClickException(f"{exc} (add --force to print it anyway)") from None
-
-    summary_plans = []
-    if built.summary_requests:
-        from core.methods.cupid import session_summary_plan
-
-        summary_plans = [session_summary_plan(bundle.session(sid)) for sid in built.summary_requests]
-
-    if as_json:
-        out = {
-            "user": bundle.user.id,
-            "query": query.model_dump(mode="json"),
-            "method": info.name,
-            "filler_source": pool_source,
-            "context": built.summary_row(),
-            "plan": the_plan.model_dump(mode="json"),
-            "pending_summary_calls": [p.model_dump(mode="json") for p in summary_plans],
-            "window_note": window_note,
-        }
-        click.echo(json.dumps(out, ensure_ascii=False, indent=1))
-        return
-    _print_text(bundle, query, info, built, the_plan, pool_source, summary_plans, window_note, full)
 
 
 def _list_methods(ctx: click.Context, value: bool) -> None:
@@ -250,7 +42,129 @@ def _list_methods(ctx: click.Context, value: bool) -> None:
     ctx.exit()
 
 
-def _print_text(bundle, query, info, built, the_plan, pool_source, summary_plans, window_note, full) -> None:
+@click.command("prompt")
+@click.argument("user_id", metavar="USER")
+@click.argument("query_id", metavar="QUERY")
+@spec_options
+@click.option(
+    "--bundle",
+    "bundle_path",
+    type=click.Path(exists=True),
+    help="Read the user from a native bundle file instead of the database.",
+)
+@click.option(
+    "--filler",
+    "filler_paths",
+    multiple=True,
+    type=click.Path(exists=True),
+    help="Filler pool file/folder instead of the stored pools (repeatable).",
+)
+@click.option("--window", type=int, default=None, help="Check against this context window for every model.")
+@click.option("--full", is_flag=True, help="Do not cut long messages in the middle.")
+@click.option("--json", "as_json", is_flag=True, help="Print the spec, context and plan as JSON.")
+@click.option(
+    "--list-methods",
+    is_flag=True,
+    is_eager=True,
+    expose_value=False,
+    callback=lambda c, p, v: _list_methods(c, v),
+    help="List the methods and exit.",
+)
+@click.pass_obj
+def prompt(
+    obj,
+    user_id: str,
+    query_id: str,
+    spec_options: SpecOptions,
+    bundle_path: str | None,
+    filler_paths: tuple[str, ...],
+    window: int | None,
+    full: bool,
+    as_json: bool,
+) -> None:
+    """Print the exact prompt plan `run` would send for a user, query and method (nothing is sent)."""
+    from core.history.configs import ContextError, ContextWindowExceeded
+    from core.history.retrieval import RetrievalError
+    from core.methods import UnknownMethod, method_info
+    from core.run.prepare import messages_sha256
+    from tui.cli.common import settings_of
+    from tui.cli.run import user_bundle
+
+    if bundle_path:
+        # A bundle file is read as is; a throwaway database holds the caches unless one exists.
+        db = None if Path(settings_of(obj).db).expanduser().exists() else ":memory:"
+        wb = open_workbench(obj, db_path=db)
+        bundle = _bundle_from_file(bundle_path, user_id)
+    else:
+        wb = open_workbench(obj)
+        bundle = user_bundle(wb, user_id, query_id)
+    try:
+        query = bundle.query(query_id)
+    except KeyError as exc:
+        ids = ", ".join(q.id for q in bundle.queries) or "none"
+        fail(f"{exc.args[0]} (queries: {ids})")
+    pools, pool_source = (_pools_from_files(filler_paths), "--filler " + ", ".join(filler_paths))
+    if not filler_paths:
+        pools, pool_source = wb.filler_pools(), "database"
+    spec = spec_options.spec(wb.settings, bundle, query_id)
+    windows = {m.id: window for m in spec.models} if window is not None else None
+    try:
+        info = method_info(spec.method)
+        prepared = asyncio.run(wb.prepare_async(spec, bundle, pools, windows=windows, write_summaries=False))
+    except ContextWindowExceeded as exc:
+        fail(f"{exc} (add --force to print it anyway)")
+    except (ContextError, UnknownMethod, RetrievalError) as exc:
+        fail(str(exc))
+    finally:
+        wb.close()
+    built, plan = prepared.context, prepared.plan
+    from core.methods.cupid import session_summary_plan
+
+    summary_plans = [session_summary_plan(bundle.session(sid)) for sid in built.summary_requests]
+    if as_json:
+        out = {
+            "user": bundle.user.id,
+            "query": query.model_dump(mode="json"),
+            "method": info.name,
+            "spec": spec.model_dump(mode="json"),
+            "filler_source": pool_source,
+            "context": built.summary_row(),
+            "plan": plan.model_dump(mode="json"),
+            "messages_sha256": messages_sha256(plan),
+            "pending_summary_calls": [p.model_dump(mode="json") for p in summary_plans],
+        }
+        click.echo(json.dumps(out, ensure_ascii=False, indent=1))
+        return
+    _print_text(bundle, query, info, built, plan, pool_source, summary_plans, full)
+
+
+def _bundle_from_file(path: str, user_id: str):
+    from core.formats import FormatError, load_path
+
+    try:
+        result = load_path(path)
+    except FormatError as exc:
+        fail(str(exc))
+    for b in result.bundles:
+        if b.user.id == user_id:
+            return b
+    ids = ", ".join(b.user.id for b in result.bundles) or "none"
+    fail(f"{path} has no user {user_id!r} (users: {ids})")
+
+
+def _pools_from_files(paths: tuple[str, ...]) -> list:
+    from core.formats import FormatError, load_path
+
+    pools = []
+    for p in paths:
+        try:
+            pools += load_path(p).fillers
+        except FormatError as exc:
+            fail(str(exc))
+    return pools
+
+
+def _print_text(bundle, query, info, built, plan, pool_source, summary_plans, full) -> None:
     echo = click.echo
     head = click.style
     echo(
@@ -268,21 +182,21 @@ def _print_text(bundle, query, info, built, the_plan, pool_source, summary_plans
         echo(f"evidence: {e.session_id} at position {e.position}, {e.tokens_to_query:,} tokens before the query")
     for sid in built.missing_evidence:
         echo(f"evidence: {sid} is NOT in this context")
-    for note in the_plan.notes + ([window_note] if window_note else []):
+    for note in plan.notes:
         echo(head("note: ", fg="yellow") + note)
-    if the_plan.retrieved:
-        echo(head(f"retrieved turns (top {len(the_plan.retrieved)}):", bold=True))
-        for r in the_plan.retrieved:
+    if plan.retrieved:
+        echo(head(f"retrieved turns (top {len(plan.retrieved)}):", bold=True))
+        for r in plan.retrieved:
             star = head(" ★ evidence", fg="green") if r.is_evidence else ""
             snippet = " ".join(r.text.split())[:90]
             echo(f"  #{r.rank} {r.similarity:8.4f}  {r.session_id}#{r.turn_index}{star}  {snippet}")
     from core.history.tokens import count_tokens
 
-    for i, step in enumerate(the_plan.steps, 1):
+    for i, step in enumerate(plan.steps, 1):
         needs = f" · uses {', '.join(step.needs())}" if step.needs() else ""
         echo(
             head(
-                f"\n── step {i}/{len(the_plan.steps)}: {step.name} · {step.tokens:,} tokens · {step.purpose}{needs}",
+                f"\n── step {i}/{len(plan.steps)}: {step.name} · {step.tokens:,} tokens · {step.purpose}{needs}",
                 bold=True,
             )
         )
@@ -291,7 +205,7 @@ def _print_text(bundle, query, info, built, the_plan, pool_source, summary_plans
             echo(cut_middle(m.content, full))
     echo(
         head(
-            f"\ntotal: {the_plan.total_tokens:,} tokens over {len(the_plan.steps)} step(s); answer format: {the_plan.answer_format}",
+            f"\ntotal: {plan.total_tokens:,} tokens over {len(plan.steps)} step(s); answer format: {plan.answer_format}",
             bold=True,
         )
     )

@@ -1,4 +1,4 @@
-"""Rendering :class:`storage.report.ReportTable`: rich table, terminal bar chart, CSV, PNG."""
+"""Rendering :class:`core.analysis.report.ReportTable`: rich table, terminal bar chart, CSV, PNG."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 from rich.table import Table
 from rich.text import Text
 
-from storage.report import ReportTable
+from core.analysis.report import ReportTable
 
 BAR_WIDTH = 30
 VALUE_COLUMNS = {
@@ -23,6 +23,8 @@ VALUE_COLUMNS = {
     "order_disagreement",
     "mean_win_rate",
     "bt",
+    "kappa",
+    "spearman",
 }
 
 

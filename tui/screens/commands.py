@@ -2,7 +2,7 @@
 query / expression / context / method / judge, pick models, show a tab, re-open the latest run,
 export, score, search, screenshot.
 
-The provider only lists verbs and calls the main screen's actions and setters.
+The provider only lists verbs and calls the main screen's (and its widgets') actions and setters.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 def _commands(screen) -> list[tuple[str, Callable[[], object], str]]:
     """(title, callback, help) for everything the palette offers on the main screen."""
     from tui.widgets.run_bar import CONTEXTS, RunBar, query_label
+    from tui.widgets.runs_tab import RunsTable
     from tui.widgets.tabs import TABS
 
     out: list[tuple[str, Callable[[], object], str]] = [
@@ -26,12 +27,12 @@ def _commands(screen) -> list[tuple[str, Callable[[], object], str]]:
         ("Choose models…", screen.action_pick_models, "ctrl+o"),
         ("Show / hide judge rationales", screen.action_toggle_reasons, "r"),
         ("Score the focused answer yourself…", screen.action_human_score, "stored as a human judgment"),
-        ("Pick the better of two answers…", partial(screen.post_message, _pairwise()), "stored as a human judgment"),
+        ("Pick the better of two answers…", screen.run_view.pick_better, "stored as a human judgment"),
         ("Search the user's turns…", screen.action_search, "/"),
         ("Zoom the analysis tabs", screen.action_zoom_tabs, "f2"),
         ("Hide / show the timeline", screen.action_toggle_timeline, "f3"),
         ("Re-open the latest stored run", partial(_reopen_latest, screen), "Runs tab, enter"),
-        ("Export the marked runs as CSV…", partial(_export_marked, screen), "Runs tab, e"),
+        ("Export the marked runs as CSV…", screen.tabs.runs.query_one(RunsTable).action_export, "Runs tab, e"),
         ("Force: send even past a model's context window (toggle)", partial(_toggle_force, screen), "run bar"),
     ]
     for key, label in TABS.items():
@@ -61,27 +62,12 @@ def _commands(screen) -> list[tuple[str, Callable[[], object], str]]:
     return out
 
 
-def _pairwise():
-    from tui.messages import PairwiseRequested
-
-    return PairwiseRequested()
-
-
 def _reopen_latest(screen) -> None:
     runs = screen.workbench.list_runs(limit=1)
     if not runs:
         screen.notify("No stored runs yet.")
         return
     screen.run_worker(screen.reopen_run(runs[0].id), group="reopen", exclusive=True, exit_on_error=False)
-
-
-def _export_marked(screen) -> None:
-    from tui.messages import RunsExportRequested
-    from tui.widgets.runs_tab import RunsTable
-
-    table = screen.query_one(RunsTable)
-    ids = list(table.marked) or ([table.current_id()] if table.current_id() else [])
-    screen.post_message(RunsExportRequested(ids))
 
 
 def _toggle_force(screen) -> None:

@@ -1,8 +1,9 @@
 """The Attributes tab: attributes about the user (extracted by a model, or the dataset's gold ones),
 with confidence, the verifier's verdict, evidence turns, and the operator's own verdict.
 
-Keys (on the table): ``a`` accept, ``u`` uncertain, ``x`` reject (stored with the extraction),
-``enter`` opens the first evidence session. Gold attributes are shown but not judged.
+Keys (on the table): ``a`` accept, ``u`` uncertain, ``x`` reject (stored with the extraction
+through the Workbench, then re-read), ``enter`` opens the first evidence session. Gold attributes
+are shown but not judged.
 """
 
 from __future__ import annotations
@@ -13,9 +14,11 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.message import Message
 from textual.widgets import DataTable, Static
 
-from tui.messages import AttributeVerdictChosen, SessionChosen
+from core.model import UserBundle
+from tui.widgets.timeline import SessionChosen
 
 VERDICT_STYLE = {"accept": "green", "uncertain": "yellow", "reject": "red"}
 
@@ -62,7 +65,21 @@ def _verdict(v: str | None) -> Text:
     return Text(v or "—", VERDICT_STYLE.get(v or "", "dim"))
 
 
+def evidence_sessions(extraction, gold_attributes) -> set[str]:
+    """Sessions some attribute (extracted or gold) cites a turn of: ◆ on the timeline."""
+    refs = [r for a in gold_attributes for r in a.evidence_turns]
+    if extraction is not None:
+        refs += [r for x in extraction.extraction.attributes for r in x.attribute.evidence_turns]
+    return {r.split("#")[0] for r in refs}
+
+
 class AttributesTable(DataTable):
+    @dataclass
+    class VerdictChosen(Message):
+        extraction_id: str
+        attribute_id: str
+        verdict: str
+
     BINDINGS = [
         Binding("a", "verdict('accept')", "Accept", id="attributes.accept", tooltip="Accept the attribute (stored)"),
         Binding(
@@ -110,7 +127,7 @@ class AttributesTable(DataTable):
         if row.extraction_id is None:
             self.notify("Gold attributes come from the dataset; only extracted ones take a verdict.")
             return
-        self.post_message(AttributeVerdictChosen(row.extraction_id, row.id, verdict))
+        self.post_message(self.VerdictChosen(row.extraction_id, row.id, verdict))
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
@@ -125,6 +142,13 @@ class AttributesView(Vertical):
     AttributesView > AttributesTable { height: 1fr; }
     """
 
+    def __init__(self, workbench, *, id: str | None = None):
+        super().__init__(id=id)
+        self.workbench = workbench
+        self.bundle: UserBundle | None = None
+        #: sessions the shown attributes cite (◆ on the timeline)
+        self.evidence_sessions: set[str] = set()
+
     def compose(self) -> ComposeResult:
         yield Static("", id="attributes-note")
         yield AttributesTable(id="attributes-table")
@@ -132,3 +156,32 @@ class AttributesView(Vertical):
     def show(self, rows: list[AttributeRow], note: str) -> None:
         self.query_one("#attributes-note", Static).update(note)
         self.query_one(AttributesTable).show(rows)
+
+    def show_user(self, bundle: UserBundle) -> None:
+        """The user's latest extraction (with the verdicts given) and the dataset's gold attributes."""
+        self.bundle = bundle
+        stored = self.workbench.latest_extraction(bundle.user.id)
+        self.evidence_sessions = evidence_sessions(stored, bundle.attributes)
+        rows = rows_from(stored, bundle.attributes)
+        name = bundle.user.name or bundle.user.id
+        if stored is not None:
+            ex = stored.extraction
+            note = (
+                f"latest extraction by {ex.model} ({ex.prompt_version}); verifier "
+                f"{ex.verifier_model or 'not run'} · a accept · u uncertain · x reject · enter opens evidence"
+            )
+        elif rows:
+            note = f"{name}: the dataset's gold attributes (read-only) · enter opens evidence"
+        else:
+            note = (
+                f"No attributes for {name} yet. Extract them with a model: "
+                f"`prefscope attributes {bundle.user.id} --model PROVIDER:MODEL` (Re-Centering stage 1; "
+                "offline: `--model demo:extractor`)."
+            )
+        self.show(rows, note)
+
+    def on_attributes_table_verdict_chosen(self, message: AttributesTable.VerdictChosen) -> None:
+        message.stop()
+        self.workbench.set_attribute_verdict(message.extraction_id, message.attribute_id, message.verdict)
+        if self.bundle is not None:
+            self.show_user(self.bundle)

@@ -1,12 +1,19 @@
 """The Evidence tab: gold sessions vs retrieved ones vs what each model's answer mentions.
 
-Rows are ``core.analysis.mentions.SessionMentions``; this widget only lays them out.
+Rows are ``core.analysis.mentions.SessionMentions``, computed in a worker thread (it reads every
+session of the user) from a run's plan and final answers; this widget lays them out.
 """
 
 from __future__ import annotations
 
 from rich.text import Text
+from textual import work
 from textual.widgets import DataTable
+from textual.worker import Worker
+
+from core.model import UserBundle
+from core.run.spec import RunSpec
+from tui.widgets.worker_errors import notify_if_failed
 
 EMPTY_NOTE = "no gold evidence or retrieved turns for this case"
 
@@ -16,6 +23,25 @@ class EvidenceTable(DataTable):
         self.cursor_type = "row"
         self.zebra_stripes = True
         self.show([], [])
+
+    @work(thread=True, exclusive=True, group="evidence", exit_on_error=False, description="evidence mentions")
+    def show_run(self, bundle: UserBundle, spec: RunSpec, plan, answers: dict[str, str]) -> None:
+        """Gold, retrieved and mentioned sessions of a run (``answers``: model id -> final answer)."""
+        from core.analysis.mentions import evidence_mentions
+
+        sessions = {s.id: "\n".join(t.content for t in s.turns) for s in bundle.sessions}
+        rows = evidence_mentions(
+            sessions,
+            question=bundle.query(spec.query_id).text,
+            gold=[e.session_id for e in plan.evidence],
+            retrieved=[(r.session_id, r.rank, r.similarity) for r in plan.retrieved],
+            tokens_to_query={e.session_id: e.tokens_to_query for e in plan.evidence},
+            answers=answers,
+        )
+        self.app.call_from_thread(self.show, rows, [m.id for m in spec.models])
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        notify_if_failed(self, event)
 
     def show(self, rows: list, models: list[str]) -> None:
         self.clear(columns=True)

@@ -1,16 +1,19 @@
 """The Judges tab: every score with its rationale and raw output; the operator's own scores.
 
 Keys (on the table): ``enter`` shows a judgment in full, ``h`` scores the row's answer yourself on
-the same scales, ``p`` picks the better of two answers. The widget only posts requests.
+the same scales, ``p`` picks the better of two answers. Scoring needs the run's answers, so those
+two keys post requests for the screen to hand to the run view.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 from rich.text import Text
 from textual.binding import Binding
+from textual.message import Message
 from textual.widgets import DataTable
-
-from tui.messages import HumanScoreRequested, JudgmentOpened, PairwiseRequested
 
 
 def _short(text: str | None, n: int) -> str:
@@ -27,6 +30,16 @@ def source_label(j) -> str:
 
 
 class JudgesTable(DataTable):
+    @dataclass
+    class ScoreRequested(Message):
+        """The operator wants to score this answer on the judges' scales."""
+
+        response_id: str | None
+
+    @dataclass
+    class PairwiseRequested(Message):
+        """The operator wants to pick the better of two answers."""
+
     BINDINGS = [
         Binding("h", "human_score", "Score it", id="judges.human", tooltip="Score the selected answer yourself"),
         Binding("p", "pairwise", "Pick better", id="judges.pairwise", tooltip="Choose the better of two answers"),
@@ -35,7 +48,7 @@ class JudgesTable(DataTable):
     def __init__(self, *, id: str | None = None):
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
         #: (model id, response id, judgment) per row, in row order.
-        self.items: list[tuple[str, str | None, object]] = []
+        self.items: list[tuple[str, str | None, Any]] = []
 
     def on_mount(self) -> None:
         self.add_columns("model", "source", "judge", "kind", "dimension", "score", "parsed", "rationale", "raw output")
@@ -43,6 +56,11 @@ class JudgesTable(DataTable):
     def clear_items(self) -> None:
         self.items = []
         self.clear()
+
+    def set_items(self, items: list[tuple[str, str | None, Any]]) -> None:
+        self.clear_items()
+        for item in items:
+            self.add_item(*item)
 
     def add_item(self, model: str, response_id: str | None, j) -> None:
         self.items.append((model, response_id, j))
@@ -60,7 +78,7 @@ class JudgesTable(DataTable):
             _short(j.raw, 40),
         )
 
-    def current(self) -> tuple[str, str | None, object] | None:
+    def current(self) -> tuple[str, str | None, Any] | None:
         if not self.items or self.cursor_row is None or not (0 <= self.cursor_row < len(self.items)):
             return None
         return self.items[self.cursor_row]
@@ -69,11 +87,14 @@ class JudgesTable(DataTable):
         event.stop()
         item = self.current()
         if item is not None:
-            self.post_message(JudgmentOpened(*item))
+            from tui.screens.text_view import TextView, judgment_markdown
+
+            model, _, j = item
+            self.app.push_screen(TextView(f"{j.kind} / {j.dimension}", judgment_markdown(model, j)))
 
     def action_human_score(self) -> None:
         item = self.current()
-        self.post_message(HumanScoreRequested(item[1] if item else None))
+        self.post_message(self.ScoreRequested(item[1] if item else None))
 
     def action_pairwise(self) -> None:
-        self.post_message(PairwiseRequested())
+        self.post_message(self.PairwiseRequested())

@@ -2,18 +2,25 @@
 (gold, BM25, embedding, LLM, you), whether they agree, and agreement statistics.
 
 Keys (on the table): ``y`` / ``n`` label the target relevant / not (stored as the human decider),
-``d`` runs the offline deciders for the run shown (gold + BM25; embeddings with ``D``).
+``d`` runs the offline deciders for the run shown (gold + BM25; embeddings with ``D``). Everything
+goes through the Workbench and is re-read, so what is on screen is what is stored.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.message import Message
 from textual.widgets import DataTable, Static
+from textual.worker import Worker
 
-from tui.messages import RelevanceDecideRequested, RelevanceLabelled
+from core.model import UserBundle
+from tui.widgets.worker_errors import notify_if_failed
 
 DECIDERS = ("gold", "bm25", "embedding", "llm", "human")
 
@@ -28,6 +35,16 @@ def _cell(d) -> Text:
 
 
 class RelevanceTable(DataTable):
+    @dataclass
+    class Labelled(Message):
+        target_kind: str
+        target_id: str
+        relevant: bool
+
+    @dataclass
+    class DecideRequested(Message):
+        embeddings: bool
+
     BINDINGS = [
         Binding("y", "label(True)", "Relevant", id="relevance.yes", tooltip="You say: relevant (stored)"),
         Binding("n", "label(False)", "Not relevant", id="relevance.no", tooltip="You say: not relevant (stored)"),
@@ -71,10 +88,10 @@ class RelevanceTable(DataTable):
         if not self.targets or not (0 <= self.cursor_row < len(self.targets)):
             return
         kind, target = self.targets[self.cursor_row]
-        self.post_message(RelevanceLabelled(kind, target, relevant))
+        self.post_message(self.Labelled(kind, target, relevant))
 
     def action_decide(self, embeddings: bool) -> None:
-        self.post_message(RelevanceDecideRequested(embeddings))
+        self.post_message(self.DecideRequested(embeddings))
 
 
 class RelevanceView(Vertical):
@@ -83,6 +100,14 @@ class RelevanceView(Vertical):
     RelevanceView > RelevanceTable { height: 1fr; }
     """
 
+    def __init__(self, workbench, *, id: str | None = None):
+        super().__init__(id=id)
+        self.workbench = workbench
+        self.run_id: str | None = None
+        self.query_id: str | None = None
+        self.bundle: UserBundle | None = None
+        self.plan = None
+
     def compose(self) -> ComposeResult:
         yield Static("Run a case (RAG methods retrieve turns) or re-open one, then press d here.", id="relevance-note")
         yield RelevanceTable(id="relevance-table")
@@ -90,3 +115,70 @@ class RelevanceView(Vertical):
     def show(self, table: dict, texts: dict, note: str) -> None:
         self.query_one("#relevance-note", Static).update(note)
         self.query_one(RelevanceTable).show(table, texts)
+
+    def show_run(self, run_id: str | None, query_id: str | None, bundle: UserBundle | None, plan) -> None:
+        """The stored decisions of this finished run (None: no finished run on screen)."""
+        self.run_id, self.query_id, self.bundle, self.plan = run_id, query_id, bundle, plan
+        self.refresh_decisions()
+
+    def refresh_decisions(self) -> None:
+        from core.analysis import relevance as rel
+
+        if self.run_id is None:
+            self.show({}, {}, "Run a case or re-open one; then d decides relevance here.")
+            return
+        self.workbench.flush()
+        stored = self.workbench.relevance(self.run_id)
+        decisions = [s.decision for s in stored]
+        texts: dict = {}
+        for s in stored:
+            if s.target_text:
+                texts.setdefault((s.decision.target_kind, s.decision.target_id), s.target_text)
+        table = rel.side_by_side(decisions)
+        if not table:
+            hint = (
+                "d runs the gold and BM25 deciders (D adds embeddings)"
+                if self.plan is not None and (self.plan.retrieved or (self.bundle and self.bundle.attributes))
+                else "nothing to decide: no attributes and no retrieved turns (use a RAG method or extract attributes)"
+            )
+            self.show({}, {}, f"run {self.run_id}: {hint} · y / n label a target yourself")
+            return
+        reference = "human" if any(d.decider == "human" for d in decisions) else "gold"
+        parts = []
+        for a in rel.agreement(decisions, reference):
+            rate = "—" if a.positive_rate is None else f"{a.positive_rate:.0%}"
+            kappa = "—" if a.kappa is None else f"{a.kappa:.2f}"
+            f1 = "—" if a.f1 is None else f"{a.f1:.2f}"
+            parts.append(f"{a.decider}: relevant {rate}, κ {kappa}, F1 {f1} (n={a.n})")
+        note = f"vs {reference}: " + " · ".join(parts) if parts else f"reference: {reference}"
+        self.show(table, texts, note + " · y / n: your label · d: decide again")
+
+    def on_relevance_table_labelled(self, message: RelevanceTable.Labelled) -> None:
+        message.stop()
+        if self.run_id is None or self.query_id is None:
+            self.notify("Label relevance for a run: run a case or re-open one first.")
+            return
+        self.workbench.save_human_relevance(
+            self.run_id, self.query_id, message.target_kind, message.target_id, message.relevant
+        )
+        self.refresh_decisions()
+
+    def on_relevance_table_decide_requested(self, message: RelevanceTable.DecideRequested) -> None:
+        message.stop()
+        if self.run_id is None or self.bundle is None:
+            self.notify("Decide relevance once the run has finished (or re-open a stored run).", severity="warning")
+            return
+        self.workbench.flush()
+        run = self.workbench.load_run(self.run_id)
+        self.show({}, {}, "deciding …")
+        self._decide(run, self.bundle, message.embeddings)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        notify_if_failed(self, event)
+
+    @work(thread=True, exclusive=True, group="relevance", exit_on_error=False, description="relevance deciders")
+    def _decide(self, run, bundle: UserBundle, embeddings: bool) -> None:
+        n = self.workbench.decide_relevance(run, bundle, embeddings=embeddings)
+        self.app.call_from_thread(self.refresh_decisions)
+        if n == 0:
+            self.app.call_from_thread(self.notify, "Nothing to decide: no attributes and no retrieved turns.")

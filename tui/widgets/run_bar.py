@@ -1,19 +1,26 @@
 """The run bar: what to run — user, query, expression type, context (+ seed), method, models, judge,
 and whether to force a context larger than a model's window.
 
-It only holds choices and reports them (``choices()``); the screen turns them into a RunSpec.
-Two compact rows, so it fits 80 columns and leaves the panes their height.
+It only holds choices and reports them (``choices()``; ``UserChosen`` and ``Changed`` when the
+operator changes one); the screen turns them into a RunSpec. Two compact rows, so it fits 80
+columns and leaves the panes their height.
 """
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
+from textual.message import Message
 from textual.widgets import Button, Checkbox, Input, Select
 
 from core.model import EXPRESSION_TYPES, UserBundle
+from core.providers.base import ModelSpec
+from core.run.spec import RunSpec
 
 #: Context configurations offered in the picker (core.history.configs.CONFIGS minus "custom", which needs ids).
 CONTEXTS = [
@@ -42,6 +49,22 @@ class Choices:
     judge: str | None
     force: bool
 
+    def spec(self) -> RunSpec | None:
+        """The run these choices describe; None until a user, a query and a model are chosen."""
+        if not (self.user_id and self.query_id and self.models):
+            return None
+        return RunSpec(
+            user_id=self.user_id,
+            query_id=self.query_id,
+            expression_type=self.expression_type,
+            context=self.context,
+            seed=self.seed,
+            method=self.method,
+            models=[ModelSpec(id=m) for m in self.models],
+            judges=[self.judge] if self.judge else [],
+            force=self.force,
+        )
+
 
 def query_label(bundle: UserBundle, query_id: str, width: int = 60) -> str:
     """``[open] p1 I've got four days…`` — kind, target preference (gen = generalized), text."""
@@ -61,6 +84,18 @@ def query_label(bundle: UserBundle, query_id: str, width: int = 60) -> str:
 
 
 class RunBar(Vertical):
+    @dataclass
+    class UserChosen(Message):
+        user_id: str
+
+    @dataclass
+    class Changed(Message):
+        """The operator changed a choice that shapes the prompt (not the judge, not the user)."""
+
+    @dataclass
+    class RunRequested(Message):
+        """Run the current choices (▶ Run, or the screen's ctrl+r)."""
+
     DEFAULT_CSS = """
     RunBar { height: auto; padding: 0 1; }
     RunBar Horizontal { height: 1; }
@@ -90,6 +125,7 @@ class RunBar(Vertical):
         self.models = list(models)
         self._judges = judges
         self._default_judge = default_judge if default_judge in judges else (judges[0] if judges else "")
+        self._from_code = False
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="rb-row1"):
@@ -154,6 +190,52 @@ class RunBar(Vertical):
     def on_mount(self) -> None:
         self.set_models(self.models)
 
+    @contextlib.contextmanager
+    def setting_from_code(self) -> Iterator[None]:
+        """Choices set inside are not the operator's: no ``Changed`` for them (their change events
+        arrive after this block, so the flag is lowered only after the next refresh)."""
+        self._from_code = True
+        try:
+            yield
+        finally:
+            self.call_after_refresh(self._end_from_code)
+
+    def _end_from_code(self) -> None:
+        self._from_code = False
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if event.button.id == "rb-run":
+            self.post_message(self.RunRequested())
+        elif event.button.id == "rb-models":
+            self.pick_models()
+
+    def pick_models(self) -> None:
+        """Let the operator choose the models to run (from the app's available ones)."""
+        from tui.screens.models import ModelPicker
+
+        def chosen(models: list[str] | None) -> None:
+            if models:
+                self.set_models(models)
+                self.post_message(self.Changed())
+
+        self.app.push_screen(ModelPicker(self.app.available_models(), self.models), chosen)
+
+    @on(Select.Changed, "#rb-user")
+    def _user_changed(self, event: Select.Changed) -> None:
+        if event.value is not Select.NULL:
+            self.post_message(self.UserChosen(str(event.value)))
+
+    @on(Select.Changed, "#rb-query")
+    @on(Select.Changed, "#rb-expression")
+    @on(Select.Changed, "#rb-context")
+    @on(Select.Changed, "#rb-method")
+    @on(Checkbox.Changed, "#rb-force")
+    @on(Input.Changed, "#rb-seed")
+    def _choice_changed(self) -> None:
+        if not self._from_code:
+            self.post_message(self.Changed())
+
     def set_users(self, users: list[tuple[str, str]], selected: str | None) -> None:
         select = self.query_one("#rb-user", Select)
         select.set_options(users)
@@ -191,6 +273,19 @@ class RunBar(Vertical):
             widget.value = str(value)
             return True
         return False
+
+    def apply_spec(self, spec) -> bool:
+        """Show a stored run's choices (``core.run.spec.RunSpec``; its user must already be set);
+        False when its method is not offered any more."""
+        self.set_value("rb-query", spec.query_id)
+        self.set_value("rb-expression", spec.expression_type)
+        self.set_value("rb-context", spec.context)
+        self.set_value("rb-seed", spec.seed)
+        method_offered = self.set_value("rb-method", spec.method)
+        self.set_value("rb-judge", spec.judges[0] if spec.judges else "")
+        self.set_value("rb-force", spec.force)
+        self.set_models([m.id for m in spec.models])
+        return method_offered
 
     def choices(self) -> Choices:
         def val(sel_id: str):

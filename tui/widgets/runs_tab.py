@@ -3,18 +3,21 @@
 Keys (on the table): ``enter`` re-opens a run exactly as it was, ``space`` marks a run, ``c``
 compares the two marked runs, ``e`` exports the marked runs (or the selected one) as CSV. Typing
 in the filter box keeps runs whose user, query, method, context, models, status or label contain
-every word typed.
+every word typed. Compare and export are done here through the Workbench; re-opening is the
+screen's (it resets the run bar, the panes and the tabs), so it is a message.
 """
 
 from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.message import Message
 from textual.widgets import DataTable, Input
-
-from tui.messages import RunChosen, RunsCompareRequested, RunsExportRequested
 
 STATUS_STYLE = {
     "ok": "green",
@@ -44,14 +47,21 @@ def matches(summary, words: list[str]) -> bool:
 
 
 class RunsTable(DataTable):
+    @dataclass
+    class Chosen(Message):
+        """A stored run was picked to be re-opened."""
+
+        run_id: str
+
     BINDINGS = [
         Binding("space", "mark", "Mark", id="runs.mark", tooltip="Mark or unmark the run (for compare / export)"),
         Binding("c", "compare", "Compare", id="runs.compare", tooltip="Compare the two marked runs"),
         Binding("e", "export", "Export CSV", id="runs.export", tooltip="Export the marked runs (or this one) as CSV"),
     ]
 
-    def __init__(self, *, id: str | None = None):
+    def __init__(self, workbench, *, id: str | None = None):
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
+        self.workbench = workbench
         self.summaries: list = []
         self.shown: list = []
         self.marked: list[str] = []
@@ -64,13 +74,13 @@ class RunsTable(DataTable):
         self.summaries = list(summaries)
         known = {s.id for s in self.summaries}
         self.marked = [m for m in self.marked if m in known]
-        self._render()
+        self._fill()
 
     def filter(self, text: str) -> None:
         self._words = text.lower().split()
-        self._render()
+        self._fill()
 
-    def _render(self) -> None:
+    def _fill(self) -> None:
         self.clear()
         self.shown = [s for s in self.summaries if matches(s, self._words)]
         for s in self.shown:
@@ -98,7 +108,7 @@ class RunsTable(DataTable):
         event.stop()
         run_id = self.current_id()
         if run_id:
-            self.post_message(RunChosen(run_id))
+            self.post_message(self.Chosen(run_id))
 
     def action_mark(self) -> None:
         run_id = self.current_id()
@@ -109,15 +119,45 @@ class RunsTable(DataTable):
         else:
             self.marked.append(run_id)
         row = self.cursor_row
-        self._render()
+        self._fill()
         self.move_cursor(row=row)
 
     def action_compare(self) -> None:
-        self.post_message(RunsCompareRequested(list(self.marked[-2:])))
+        run_ids = self.marked[-2:]
+        if len(run_ids) != 2:
+            self.notify("Mark two runs with space, then press c to compare them.")
+            return
+        from tui.screens.compare import compare_markdown
+        from tui.screens.text_view import TextView
+
+        self.workbench.flush()
+        a, b = (self.workbench.load_run(r) for r in run_ids)
+        self.app.push_screen(TextView(f"compare {a.id} ↔ {b.id}", compare_markdown(a, b)))
 
     def action_export(self) -> None:
-        ids = list(self.marked) or ([self.current_id()] if self.current_id() else [])
-        self.post_message(RunsExportRequested(ids))
+        """Export the marked runs (or the selected one) as CSV, to a path the operator confirms."""
+        current = self.current_id()
+        ids = list(self.marked) or ([current] if current else [])
+        if not ids:
+            self.notify("No runs to export yet.")
+            return
+        from core.settings import data_dir
+        from tui.screens.export import ExportScreen
+
+        stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+        default = data_dir() / "exports" / f"prefscope-runs-{stamp}.csv"
+
+        def chosen(path) -> None:
+            if path is None:
+                return
+            try:
+                n = self.workbench.export_runs(ids, path)
+            except (OSError, ValueError) as exc:
+                self.notify(f"could not write {path}: {exc}", severity="error", timeout=8)
+                return
+            self.notify(f"wrote {n} row(s) from {len(ids)} run(s) to {path}", title="Exported", timeout=8)
+
+        self.app.push_screen(ExportScreen(len(ids), default), chosen)
 
 
 class RunsView(Vertical):
@@ -126,12 +166,16 @@ class RunsView(Vertical):
     RunsView > RunsTable { height: 1fr; }
     """
 
+    def __init__(self, workbench, *, id: str | None = None):
+        super().__init__(id=id)
+        self.workbench = workbench
+
     def compose(self) -> ComposeResult:
         yield Input(
             placeholder="filter runs: user, query, method, context, model, status… (space: mark, c: compare, e: export)",
             id="runs-filter",
         )
-        yield RunsTable(id="runs-table")
+        yield RunsTable(self.workbench, id="runs-table")
 
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()
@@ -139,3 +183,31 @@ class RunsView(Vertical):
 
     def show(self, summaries: list) -> None:
         self.query_one(RunsTable).show(summaries)
+
+    def load_stored(self, run_id: str):
+        """The stored run (``storage.runs.StoredRun``) to re-open, or None (the operator is told
+        why) when it is unknown or its user or query is no longer in the database."""
+        from storage.runs import UnknownRun
+
+        self.workbench.flush()
+        try:
+            run = self.workbench.load_run(run_id)
+        except UnknownRun as exc:
+            self.notify(str(exc), severity="error")
+            return None
+        try:
+            self.workbench.user(run.spec.user_id).query(run.spec.query_id)
+        except (KeyError, LookupError):
+            self.notify(
+                f"run {run_id}: user {run.spec.user_id!r} or query {run.spec.query_id!r} is no longer "
+                "in the database (re-import the user to re-open it)",
+                severity="error",
+                timeout=8,
+            )
+            return None
+        return run
+
+    def refresh_runs(self) -> None:
+        """Every stored run, newest first (the recorder's pending writes included)."""
+        self.workbench.flush()
+        self.show(self.workbench.list_runs())

@@ -1,7 +1,8 @@
 """The analysis tabs under the panes: Prompt, Evidence, Attributes, Relevance, Judges, Runs.
 
 A container that composes a ``TabbedContent`` (so the tab strip shows) with one widget per tab.
-Each tab renders what the screen hands it; none of them reads the database.
+Each tab renders what the screen hands it and handles its own keys; those that store the
+operator's input or read stored runs do it through the Workbench they are given.
 """
 
 from __future__ import annotations
@@ -35,6 +36,10 @@ class AnalysisTabs(Vertical):
     AnalysisTabs DataTable { height: 1fr; }
     """
 
+    def __init__(self, workbench, *, id: str | None = None):
+        super().__init__(id=id)
+        self.workbench = workbench
+
     def compose(self) -> ComposeResult:
         with TabbedContent(id="analysis", initial="tab-prompt"):
             with TabPane(TABS["prompt"], id="tab-prompt"):
@@ -42,13 +47,13 @@ class AnalysisTabs(Vertical):
             with TabPane(TABS["evidence"], id="tab-evidence"):
                 yield EvidenceTable(id="evidence-table")
             with TabPane(TABS["attributes"], id="tab-attributes"):
-                yield AttributesView(id="attributes-view")
+                yield AttributesView(self.workbench, id="attributes-view")
             with TabPane(TABS["relevance"], id="tab-relevance"):
-                yield RelevanceView(id="relevance-view")
+                yield RelevanceView(self.workbench, id="relevance-view")
             with TabPane(TABS["judges"], id="tab-judges"):
                 yield JudgesTable(id="judges-table")
             with TabPane(TABS["runs"], id="tab-runs"):
-                yield RunsView(id="runs-view")
+                yield RunsView(self.workbench, id="runs-view")
 
     def show_tab(self, name: str) -> None:
         self.query_one(TabbedContent).active = f"tab-{name}"

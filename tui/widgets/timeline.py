@@ -1,9 +1,13 @@
 """The session timeline: one line per session, gold evidence starred, filler runs collapsed.
 
-Rows are plain data (:class:`TimelineRow`) built from a user's history or from a built
-context, so the same rows can be rendered here and checked in tests. The widget is a ScrollView
-that renders only the rows on screen (style.md: long lists line by line): an OptionList measured
-~400 ms to show a 2,000-session user because it builds and measures every option.
+The rows are :func:`core.history.timeline.timeline_rows` (the same rows ``prefscope show``
+prints); this widget only lays them out. It owns the real token count of the user's sessions:
+loading the tokenizer takes ~0.25 s, so the first paint shows characters / 4 estimates (marked ~)
+and :meth:`Timeline.count_tokens` counts in a worker once start-up has settled.
+
+The widget is a ScrollView that renders only the rows on screen (style.md: long lists line by
+line): an OptionList measured ~400 ms to show a 2,000-session user because it builds and measures
+every option.
 """
 
 from __future__ import annotations
@@ -12,124 +16,73 @@ from dataclasses import dataclass
 
 from rich.style import Style
 from rich.text import Text
-from textual import events
+from textual import events, work
 from textual.binding import Binding
 from textual.geometry import Region, Size
+from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from core.history.timeline import TimelineRow, estimated_tokens, timeline_rows, tokens_by_session
 from core.model import UserBundle
-from tui.messages import SessionChosen
+from core.plan import PromptPlan
 
 KIND_LABEL = {"life_event": "life", "preference": "pref", "filler": "filler", "task": "task"}
 
 
-@dataclass(frozen=True, slots=True)
-class TimelineRow:
-    session_id: str | None  # None for a collapsed run of filler
-    date: str
-    kind: str
-    label: str
-    tokens: int
-    evidence: bool = False
-    filler_count: int = 0
-    retrieved: str = ""  # e.g. "#2 (0.61)"
-    attribute_evidence: bool = False
-    #: Tokens are a quick estimate (characters / 4) until the real count is ready.
-    estimated: bool = False
+@dataclass
+class SessionChosen(Message):
+    """Open this session's turns (from the timeline or an attribute's evidence)."""
+
+    session_id: str
 
 
-def rows_for_user(
-    bundle: UserBundle,
-    *,
-    expression_type: int | None,
-    evidence: set[str],
-    tokens: dict[str, int],
-    retrieved: dict[str, str] | None = None,
-    attribute_sessions: set[str] | None = None,
-    order: list[str] | None = None,
-    estimated: bool = False,
-) -> list[TimelineRow]:
-    """Rows for a history. ``order`` (session ids of a built context, fillers included) replaces
-    the user's own order; sessions of other expression types are left out when a type is chosen."""
-    retrieved = retrieved or {}
-    attribute_sessions = attribute_sessions or set()
-    by_id = {s.id: s for s in bundle.sessions}
-    if order is None:
-        order = [
-            s.id
-            for s in bundle.sessions
-            if expression_type is None or s.kind != "preference" or s.expression_type in (None, expression_type)
-        ]
-    rows: list[TimelineRow] = []
-    run: list[str] = []
+def row_label(row: TimelineRow) -> str:
+    if row.kind == "filler":
+        return f"filler ×{row.count}"
+    label = KIND_LABEL.get(row.kind, row.kind)
+    if row.preference_ids:
+        label += " " + ",".join(row.preference_ids)
+    if row.expression_type:
+        label += f" E{row.expression_type}"
+    if row.context_factor:
+        label += f" [{row.context_factor}]"
+    return label
 
-    def close_run() -> None:
-        if run:
-            total = sum(tokens.get(sid, 0) for sid in run)
-            rows.append(
-                TimelineRow(
-                    None, "", "filler", f"filler ×{len(run)}", total, filler_count=len(run), estimated=estimated
-                )
-            )
-            run.clear()
 
-    for sid in order:
-        session = by_id.get(sid)
-        if session is None:  # a filler session from a pool
-            run.append(sid)
-            continue
-        if session.kind == "filler":
-            run.append(sid)
-            continue
-        close_run()
-        label = KIND_LABEL.get(session.kind, session.kind)
-        if session.preference_ids:
-            label += " " + ",".join(session.preference_ids)
-        if session.expression_type:
-            label += f" E{session.expression_type}"
-        if session.context_factor:
-            label += f" [{session.context_factor}]"
-        rows.append(
-            TimelineRow(
-                sid,
-                session.date.isoformat() if session.date else "",
-                session.kind,
-                label,
-                tokens.get(sid, 0),
-                evidence=sid in evidence,
-                retrieved=retrieved.get(sid, ""),
-                attribute_evidence=sid in attribute_sessions,
-                estimated=estimated,
-            )
-        )
-    close_run()
-    return rows
+def retrieved_mark(row: TimelineRow) -> str:
+    """``#2 (0.61)``: the rank and similarity of the session's best retrieved turn."""
+    if row.retrieved_rank is None:
+        return ""
+    return f"#{row.retrieved_rank} ({row.retrieved_similarity or 0:.2f})"
 
 
 def render_row(row: TimelineRow, width: int = 40) -> Text:
     """One line, never wrapped: the label is shortened to leave room for the marks."""
     tokens = ("~" if row.estimated else "") + _tok(row.tokens)
+    retrieved = retrieved_mark(row)
     marks = ""
-    if row.retrieved:
-        marks += f" ▸{row.retrieved}"
+    if retrieved:
+        marks += f" ▸{retrieved}"
     if row.attribute_evidence:
         marks += " ◆"
     text = Text(no_wrap=True, overflow="ellipsis")
     if row.session_id is None:
-        text.append(f"{'':{11 if width >= 34 else 8}}······ {row.label} {tokens}", "dim")
+        text.append(f"{'':{11 if width >= 34 else 8}}······ {row_label(row)} {tokens}", "dim")
         return text
     date_w = 10 if width >= 34 else 7  # 2015-11-06, or 2015-11 on narrow terminals
     room = max(6, width - date_w - 2 - len(tokens) - 1 - len(marks))
-    label = row.label if len(row.label) <= room else row.label[: room - 1] + "…"
-    text.append(f"{row.date[:date_w]:{date_w}} ", "dim")
+    label = row_label(row)
+    label = label if len(label) <= room else label[: room - 1] + "…"
+    date = row.date.isoformat() if row.date else ""
+    text.append(f"{date[:date_w]:{date_w}} ", "dim")
     text.append("★" if row.evidence else " ", "bold yellow")
     style = {"preference": "cyan", "life_event": "", "task": "green"}.get(row.kind, "")
     text.append(label.ljust(room), style)
     text.append(f" {tokens}", "dim")
-    if row.retrieved:
-        text.append(f" ▸{row.retrieved}", "magenta")
+    if retrieved:
+        text.append(f" ▸{retrieved}", "magenta")
     if row.attribute_evidence:
         text.append(" ◆", "blue")
     return text
@@ -137,6 +90,17 @@ def render_row(row: TimelineRow, width: int = 40) -> Text:
 
 def _tok(n: int) -> str:
     return f"{n / 1000:.1f}Kt" if n >= 10_000 else f"{n}t"
+
+
+@dataclass(frozen=True)
+class Case:
+    """What the timeline shows rows for."""
+
+    bundle: UserBundle
+    query_id: str | None
+    expression_type: int | None
+    plan: PromptPlan | None
+    attribute_sessions: frozenset[str]
 
 
 class Timeline(ScrollView, can_focus=True):
@@ -167,6 +131,74 @@ class Timeline(ScrollView, can_focus=True):
         self.rows: list[TimelineRow] = []
         self._lines: dict[tuple[int, int, bool], Strip] = {}
         self.border_title = "Timeline"
+        self._case: Case | None = None
+        self._shown_key: tuple | None = None
+        #: user id -> (tokens per session, estimated), once counted
+        self._counted: dict[str, tuple[dict[str, int], bool]] = {}
+        self._counting: set[str] = set()
+
+    # -- the case shown ------------------------------------------------------------------
+    def show_case(
+        self,
+        bundle: UserBundle,
+        *,
+        query_id: str | None,
+        expression_type: int | None,
+        plan: PromptPlan | None,
+        attribute_sessions: set[str] | frozenset[str],
+    ) -> None:
+        """Rows for this user and choice (a plan's history once it is built); nothing is redone
+        when none of it changed."""
+        self._case = Case(bundle, query_id, expression_type, plan, frozenset(attribute_sessions))
+        self._show_case()
+
+    def _show_case(self) -> None:
+        case = self._case
+        if case is None:
+            return
+        bundle, plan = case.bundle, case.plan
+        counted = self._counted.get(bundle.user.id)
+        key = (bundle.user.id, case.query_id, case.expression_type, id(plan), case.attribute_sessions, bool(counted))
+        if key == self._shown_key:
+            return
+        self._shown_key = key
+        query = bundle.query(case.query_id) if case.query_id else None
+        evidence = set(bundle.gold_evidence(query, case.expression_type)) if query else set()
+        tokens, estimated = counted if counted is not None else (estimated_tokens(bundle.sessions), True)
+        rows = timeline_rows(
+            bundle,
+            expression_type=case.expression_type,
+            evidence=evidence,
+            tokens=tokens,
+            estimated=estimated,
+            plan=plan,
+            attribute_sessions=case.attribute_sessions,
+            hide_other_types=True,
+        )
+        marks = f"★ {sum(1 for r in rows if r.evidence)} evidence"
+        retrieved = sum(1 for r in rows if r.retrieved_rank is not None)
+        if retrieved:
+            marks += f" · ▸ {retrieved} retrieved"
+        if any(r.attribute_evidence for r in rows):
+            marks += " · ◆ attribute"
+        self.show(rows, marks + " · enter opens")
+
+    def count_tokens(self) -> None:
+        """Count the shown user's sessions for real (in a worker), unless already counted."""
+        case = self._case
+        if case is not None and case.bundle.user.id not in self._counted.keys() | self._counting:
+            self._counting.add(case.bundle.user.id)
+            self._count(case.bundle)
+
+    @work(thread=True, group="count-tokens", exit_on_error=False, description="count tokens per session")
+    def _count(self, bundle: UserBundle) -> None:
+        counted = tokens_by_session(bundle.sessions)
+        self.app.call_from_thread(self._tokens_counted, bundle.user.id, counted)
+
+    def _tokens_counted(self, user_id: str, counted: tuple[dict[str, int], bool]) -> None:
+        self._counted[user_id] = counted
+        self._counting.discard(user_id)
+        self._show_case()
 
     # -- content -------------------------------------------------------------------------
     def show(self, rows: list[TimelineRow], subtitle: str = "") -> None:

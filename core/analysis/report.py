@@ -1,0 +1,258 @@
+"""The statistics of ``prefscope report``: judgment rows in, :class:`ReportTable`\\ s out.
+
+Pure functions; ``storage.report`` only queries the rows (one SQL query per table) and hands them
+here, and the CLI renders the tables (``tui/cli/report_view.py``)::
+
+    score_table(rows, "rubric:alignment", ["expression_type", "model"])   # RealPref Fig. 5
+    matching_table(rows, ["instance_type"])                             # CUPID P/R/F1
+    pass_table(rows, ["model"]); bradley_terry_table(rows)              # InterPref
+    agreement_table(rows, "rubric:alignment", ["model"])                # human vs each judge
+
+Rules (those of :mod:`core.judges.aggregate`, whose :func:`score_summary` and :func:`agreement`
+do the arithmetic): every row is ONE judge source (llm / heuristic / human) and ONE judge model
+and prompt version, so heuristic scores never pool with LLM-judge scores; parse failures carry
+no score and are counted in ``failed``; each row says whether its responses came from demo
+models (``demo``: demo / real / mixed) and a grouped model id gets a `` [demo]`` tag. Means come
+with a BCa bootstrap 95% interval (2,000 resamples, seed 0; none for fewer than two scores).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from core.judges.aggregate import agreement, score_summary, source_of
+from core.judges.pairwise import pass_summary, win_rates
+from core.judges.preference_matching import micro_prf
+
+SOURCE_NOTE = "each row is one judge source and judge model: heuristic and human scores are never pooled with LLM ones"
+
+
+@dataclass
+class ReportTable:
+    title: str
+    columns: list[str]
+    rows: list[list[Any]]
+    #: Column holding the value to chart, and the scale's (min, max) when known.
+    value_column: str | None = None
+    scale: tuple[float, float] | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def as_dicts(self) -> list[dict[str, Any]]:
+        return [dict(zip(self.columns, r)) for r in self.rows]
+
+
+@dataclass(frozen=True)
+class JudgmentRow:
+    """A stored judgment with the values of the report's factors (duck-types
+    ``core.judges.base.Judgment`` for the aggregate helpers)."""
+
+    kind: str
+    dimension: str
+    score: float | None
+    parse_ok: bool
+    judge_model: str
+    prompt_version: str
+    heuristic: bool
+    human: bool
+    #: Whether the judged response came from a demo model (None: not a response judgment).
+    is_demo: bool | None
+    scale_min: float | None
+    scale_max: float | None
+    extra: dict[str, Any]
+    #: Values of the ``by`` factors, in their order.
+    factors: tuple[Any, ...]
+    response_id: str | None = None
+
+
+def _demo_label(items: Sequence[JudgmentRow]) -> str:
+    flags = {j.is_demo for j in items if j.is_demo is not None}
+    if not flags:
+        return "n/a"
+    return "demo" if flags == {True} else "real" if flags == {False} else "mixed"
+
+
+def _tag_models(by: Sequence[str], values: Sequence[Any], items: Sequence[JudgmentRow]) -> list[Any]:
+    out = list(values)
+    if "model" in by:
+        i = by.index("model")
+        if out[i] is not None and any(j.is_demo for j in items):
+            out[i] = f"{out[i]} [demo]"
+    return out
+
+
+def _sort_key(key: tuple[Any, ...]) -> tuple[tuple[bool, str, Any], ...]:
+    """None last, then by type name, then by value: factor values mix str, int and None."""
+    return tuple((v is None, type(v).__name__ if v is not None else "", v if v is not None else 0) for v in key)
+
+
+def _grouped(items: Iterable[JudgmentRow]) -> dict[tuple[Any, ...], list[JudgmentRow]]:
+    """(source, judge model, prompt version, *factor values) -> its judgments, sorted."""
+    groups: dict[tuple[Any, ...], list[JudgmentRow]] = defaultdict(list)
+    for j in items:
+        groups[(source_of(j), j.judge_model, j.prompt_version, *j.factors)].append(j)
+    return dict(sorted(groups.items(), key=lambda kv: _sort_key(kv[0])))
+
+
+def _scale(items: Sequence[JudgmentRow]) -> tuple[float, float] | None:
+    lows = [j.scale_min for j in items if j.scale_min is not None and j.scale_max is not None]
+    highs = [j.scale_max for j in items if j.scale_min is not None and j.scale_max is not None]
+    return (min(lows), max(highs)) if lows else None
+
+
+def score_table(
+    items: Iterable[JudgmentRow], label: str, factors: Sequence[str], *, sources: Iterable[str] | None = None
+) -> ReportTable:
+    """n, failures, mean and bootstrap 95% CI of one metric per group of ``factors`` × judge."""
+    wanted = set(sources) if sources else None
+    rows = []
+    kept: list[JudgmentRow] = []
+    for key, js in _grouped(items).items():
+        source, judge, version, *fvals = key
+        if wanted and source not in wanted:
+            continue
+        s = score_summary(js)
+        rows.append(
+            [
+                *_tag_models(factors, fvals, js),
+                *(source, judge, version, _demo_label(js)),
+                *(s.n, s.failed, s.mean, s.ci_low, s.ci_high),
+            ]
+        )
+        kept += js
+    notes = [SOURCE_NOTE, "failed = parse failures (no score; never counted as 0)"]
+    if not rows:
+        notes.insert(0, f"no {label} judgments in the selected runs")
+    return ReportTable(
+        f"{label} by {' × '.join(factors) or 'all'}",
+        [*factors, "source", "judge", "prompt_version", "demo", "n", "failed", "mean", "ci_low", "ci_high"],
+        rows,
+        "mean",
+        _scale(kept),
+        notes,
+    )
+
+
+def matching_table(items: Iterable[JudgmentRow], factors: Sequence[str]) -> ReportTable:
+    """CUPID preference matching: micro-averaged P/R/F1 per group (LLM judges only)."""
+    rows = []
+    for key, js in _grouped(j for j in items if source_of(j) == "llm").items():
+        _, judge, version, *fvals = key
+        extras = [j.extra for j in js if j.parse_ok]
+        prf = micro_prf(extras)
+        rows.append(
+            [
+                *_tag_models(factors, fvals, js),
+                *(judge, version, _demo_label(js)),
+                *(len(extras), len(js) - len(extras), prf.precision, prf.recall, prf.f1),
+            ]
+        )
+    notes = ["micro-averaged over instances (CUPID §2.3): Fully 1, Partially 0.5, Not covered 0"]
+    if not rows:
+        notes.insert(0, "no preference-matching judgments (judge `matching:<model>` on cupid-infer runs)")
+    return ReportTable(
+        f"preference matching by {' × '.join(factors) or 'all'}",
+        [*factors, "judge", "prompt_version", "demo", "n", "failed", "precision", "recall", "f1"],
+        rows,
+        "f1",
+        (0.0, 1.0),
+        notes,
+    )
+
+
+def pass_table(items: Iterable[JudgmentRow], factors: Sequence[str]) -> ReportTable:
+    """InterPref pass rate (all 4 swapped orders right; chance 6.25%) per group, LLM judges only."""
+    rows = []
+    for key, js in _grouped(j for j in items if source_of(j) == "llm").items():
+        _, judge, version, *fvals = key
+        s = pass_summary(js)
+        rows.append(
+            [
+                *_tag_models(factors, fvals, js),
+                *(judge, version, _demo_label(js)),
+                *(s["n"], s["undecided"], s["pass_rate"], s["order_disagreement"]),
+            ]
+        )
+    notes = ["chance pass rate is 0.5**4 = 6.25%; undecided = an order could not be parsed"]
+    if not rows:
+        notes.insert(0, "no pairwise pass judgments in the selected runs")
+    return ReportTable(
+        f"InterPref pass rate by {' × '.join(factors) or 'all'}",
+        [*factors, "judge", "prompt_version", "demo", "n", "undecided", "pass_rate", "order_disagreement"],
+        rows,
+        "pass_rate",
+        (0.0, 1.0),
+        notes,
+    )
+
+
+def bradley_terry_table(items: Iterable[JudgmentRow]) -> ReportTable:
+    """Win rate and Bradley–Terry coefficient per model from pairwise ``win`` judgments (LLM only)."""
+    wins = [j for j in items if source_of(j) == "llm" and j.parse_ok and j.score is not None and "model_a" in j.extra]
+    columns = ["model", "comparisons", "mean_win_rate", "bt"]
+    if not wins:
+        return ReportTable("Bradley–Terry", columns, [], "bt", None, ["no pairwise win judgments in the selected runs"])
+    names, matrix, bt = win_rates(wins)
+    rows: list[list[Any]] = []
+    for i, name in enumerate(names):
+        against = np.delete(matrix[i], i)
+        met = against[~np.isnan(against)]
+        n = sum(1 for j in wins if name in (j.extra["model_a"], j.extra["model_b"]))
+        tag = f"{name} [demo]" if name.startswith("demo:") else name
+        rows.append([tag, n, float(met.mean()) if len(met) else None, float(bt[i])])
+    rows.sort(key=lambda r: -r[3])
+    return ReportTable(
+        "Bradley–Terry coefficients (InterPref App. C)",
+        columns,
+        rows,
+        "bt",
+        None,
+        ["coefficients are centred on mean 0; W[i,j] = mean score of i against j"],
+    )
+
+
+def agreement_table(items: Iterable[JudgmentRow], label: str, factors: Sequence[str]) -> ReportTable:
+    """Each human annotator against each machine judge (LLM or heuristic) per group of
+    ``factors``, on the responses both scored: n, Cohen's kappa (scores as categories) and
+    Spearman's rho. No rows when no human scores exist."""
+    groups: dict[tuple[Any, ...], list[JudgmentRow]] = defaultdict(list)
+    for j in items:
+        groups[j.factors].append(j)
+    rows = []
+    for fvals, js in sorted(groups.items(), key=lambda kv: _sort_key(kv[0])):
+        humans: dict[str, list[JudgmentRow]] = defaultdict(list)
+        judges: dict[tuple[str, str, str], list[JudgmentRow]] = defaultdict(list)
+        for j in js:
+            if source_of(j) == "human":
+                humans[j.judge_model].append(j)
+            else:
+                judges[(source_of(j), j.judge_model, j.prompt_version)].append(j)
+        for annotator, hs in sorted(humans.items()):
+            for (source, judge, version), ms in sorted(judges.items()):
+                a = agreement(hs, ms)
+                if a.n:
+                    rows.append(
+                        [
+                            *_tag_models(factors, fvals, ms),
+                            *(annotator, source, judge, version, _demo_label(ms)),
+                            *(a.n, a.kappa, a.spearman),
+                        ]
+                    )
+    notes = [
+        "human vs judge on the responses both scored; kappa treats scores as categories, "
+        "– where undefined (one constant label on both sides, fewer than two items)"
+    ]
+    if not rows:
+        notes.insert(0, f"no {label} human scores on responses a judge also scored")
+    return ReportTable(
+        f"{label}: human vs judge agreement by {' × '.join(factors) or 'all'}",
+        [*factors, "human", "source", "judge", "prompt_version", "demo", "n", "kappa", "spearman"],
+        rows,
+        "kappa",
+        (-1.0, 1.0),
+        notes,
+    )

@@ -1,0 +1,85 @@
+"""Running one batch cell: its plan (built once per plan key), then one shared engine."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Sequence
+
+from core.model import UserBundle
+from core.plan import PromptPlan
+from core.run.batch import CellOutcome, Progress
+from core.run.engine import Engine, EngineOptions, ProviderFor
+from core.run.grid import Cell
+from core.run.spec import ResponseFinished, RunEvent, RunFinished, RunSpec
+
+
+class EngineCellRunner:
+    """Runs cells through one shared :class:`Engine`, so its per-provider limit holds batch-wide.
+
+    ``prepare(spec, bundle)`` builds the prompt plan (the workbench's prepare, which is
+    ``core.run.prepare.prepare``); ``load_bundle(user_id)`` reads a user (cached by its owner).
+    Plans are shared by all cells with the same plan key (the models differ) and kept in an LRU of
+    ``plan_cache`` entries; cells of one key wait for the first one's plan rather than building
+    it again (a summaries context would otherwise pay for every summary once per model).
+    """
+
+    def __init__(
+        self,
+        provider_for: ProviderFor,
+        emit: Callable[[RunEvent], None],
+        *,
+        prepare: Callable[[RunSpec, UserBundle], Awaitable[PromptPlan]],
+        load_bundle: Callable[[str], UserBundle],
+        judges: Sequence = (),
+        options: EngineOptions | None = None,
+        progress: Progress | None = None,
+        plan_cache: int = 256,
+    ):
+        self._downstream = emit
+        self.engine = Engine(provider_for, self._emit, judges=judges, options=options)
+        self._prepare = prepare
+        self.bundle = load_bundle
+        self._plans: OrderedDict[str, PromptPlan] = OrderedDict()
+        self._building: dict[str, asyncio.Lock] = {}
+        self._plan_cache = max(1, plan_cache)
+        self._status: dict[str, str] = {}
+        self._errors: dict[str, str] = {}
+        self.progress = progress or Progress()
+
+    async def plan_for(self, cell: Cell) -> PromptPlan:
+        key = cell.plan_key
+        async with self._building.setdefault(key, asyncio.Lock()):
+            if key in self._plans:
+                self._plans.move_to_end(key)
+                return self._plans[key]
+            plan = await self._prepare(cell.spec, self.bundle(cell.spec.user_id))
+            self._plans[key] = plan
+            while len(self._plans) > self._plan_cache:
+                self._plans.popitem(last=False)
+            return plan
+
+    def _emit(self, event: RunEvent) -> None:
+        if isinstance(event, ResponseFinished):
+            p = self.progress
+            p.input_tokens += event.input_tokens or 0
+            p.output_tokens += event.output_tokens or 0
+            if event.cost_usd is not None:
+                p.cost_usd += event.cost_usd
+                p.priced += 1
+            elif event.input_tokens or event.output_tokens:  # used tokens at an unknown price
+                p.unpriced += 1
+            if event.error and event.status != "cancelled":
+                self._errors.setdefault(event.run_id, event.error)
+        elif isinstance(event, RunFinished):
+            self._status[event.run_id] = event.status
+        self._downstream(event)
+
+    async def __call__(self, cell: Cell, run_id: str) -> CellOutcome:
+        try:
+            bundle = self.bundle(cell.spec.user_id)
+            plan = await self.plan_for(cell)
+        except Exception as exc:
+            return CellOutcome("error", f"could not prepare the prompt: {type(exc).__name__}: {exc}")
+        await self.engine.run(cell.spec, plan, bundle, run_id=run_id)
+        return CellOutcome(self._status.pop(run_id, "error"), self._errors.pop(run_id, None))

@@ -1,0 +1,127 @@
+"""The line under the run bar: what the current choices would cost, before anything is sent.
+
+It owns preparing the plan: once the operator stops changing choices it builds the context and
+the prompt in a worker thread (context building and retrieval may be slow) through the
+Workbench, then shows the token/cost estimate, or why the prompt cannot be sent (too long for a
+model's window, a context that cannot be built). A prepared plan is kept for the run that
+follows, as long as the choices that shape the prompt have not changed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from textual import work
+from textual.message import Message
+from textual.timer import Timer
+from textual.widgets import Static
+from textual.worker import Worker, WorkerState
+
+from core.plan import PromptPlan
+from core.run.spec import RunSpec
+from tui.widgets.prompt_tab import plan_text
+
+ESTIMATE_DELAY_S = 0.35  # wait for the operator to stop changing choices before preparing
+
+
+@dataclass
+class Prepared:
+    spec: RunSpec
+    plan: PromptPlan
+    estimate: Any  # the Workbench's estimate: .text()
+    prompt_text: Any  # rich Text for the Prompt tab
+
+
+def plan_key(spec: RunSpec) -> str:
+    """What makes two specs need the same plan (judges and labels do not change the prompt)."""
+    return spec.model_dump_json(exclude={"judges", "label"})
+
+
+class EstimateLine(Static):
+    @dataclass
+    class Preparing(Message):
+        """Preparing started: background work that should wait for start-up may start too."""
+
+    @dataclass
+    class Ready(Message):
+        prepared: Prepared
+        run: bool  # the operator asked to run it as soon as it is ready
+
+    def __init__(self, workbench, choices: Callable[[], RunSpec | None], *, id: str | None = None):
+        super().__init__("", id=id)
+        self.workbench = workbench
+        self._choices = choices  # the run bar's current choices as a RunSpec (None: incomplete)
+        self.timer: Timer | None = None  # the pending estimate, while the operator is still choosing
+        self._prepared: Prepared | None = None
+        self._run_when_ready = False
+
+    def schedule(self, delay: float = ESTIMATE_DELAY_S) -> None:
+        """Estimate the current choices after ``delay`` (restarted by every change)."""
+        self._prepared = None
+        if self.timer is not None:
+            self.timer.stop()
+        self.timer = self.set_timer(delay, self._estimate_now)
+
+    def _estimate_now(self) -> None:
+        self.timer = None
+        spec = self._choices()
+        if spec is not None:
+            self.update("estimating tokens and cost …")
+            self._start(spec)
+
+    def plan_for(self, spec: RunSpec) -> PromptPlan | None:
+        """The prepared plan, if it was prepared for these choices."""
+        ready = self._prepared
+        return ready.plan if ready is not None and plan_key(ready.spec) == plan_key(spec) else None
+
+    def prepare_and_run(self, spec: RunSpec) -> None:
+        self._run_when_ready = True
+        self.update("preparing the prompt …")
+        self._start(spec)
+
+    def _start(self, spec: RunSpec) -> None:
+        self.post_message(self.Preparing())
+        self._prepare(spec, self.workbench.user(spec.user_id), self.workbench.filler_pools())
+
+    @work(thread=True, exclusive=True, group="prepare", exit_on_error=False, description="build context and prompt")
+    def _prepare(self, spec: RunSpec, bundle, pools) -> Prepared:
+        from core.history.tokens import count_tokens
+
+        plan = self.workbench.prepare(spec, bundle, pools)
+        counts = [[count_tokens(m.content) for m in step.messages] for step in plan.steps]
+        return Prepared(spec, plan, self.workbench.estimate(spec, plan), plan_text(spec, plan, counts))
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group != "prepare":
+            return
+        if event.state == WorkerState.SUCCESS and isinstance(event.worker.result, Prepared):
+            self._ready(event.worker.result)
+        elif event.state == WorkerState.ERROR:
+            self._run_when_ready = False
+            self._failed(event.worker.error)
+
+    def _ready(self, prepared: Prepared) -> None:
+        current = self._choices()
+        if current is None or plan_key(current) != plan_key(prepared.spec):
+            return  # the choices changed meanwhile; a newer estimate is on its way
+        self._prepared = prepared
+        text = prepared.estimate.text()
+        for note in prepared.plan.notes:
+            text += f"  [yellow]⚠ {note}[/]"
+        self.update(f"{text}  ·  ctrl+r runs")
+        run, self._run_when_ready = self._run_when_ready, False
+        self.post_message(self.Ready(prepared, run))
+
+    def _failed(self, error: BaseException | None) -> None:
+        from core.history.configs import ContextError, ContextWindowExceeded
+
+        self._prepared = None
+        if isinstance(error, ContextWindowExceeded):
+            self.update(f"[red]⚠ too long: {error}[/]  (tick [b]force[/] to send anyway)")
+        elif isinstance(error, ContextError):
+            self.update(f"[red]⚠ {error}[/]")
+        else:
+            self.update(f"[red]cannot prepare: {type(error).__name__}: {error}[/]")
+            self.notify(str(error), title="Cannot prepare the prompt", severity="error", timeout=8)
