@@ -38,7 +38,7 @@ def load_user():
         bundles = load_path(users).bundles
         typed = [b for b in bundles if b.expression_types() != [0]]
         return (typed or bundles)[0], "sample_data/users"
-    return load_path(REPO / "tests" / "prompting" / "fixtures" / "mara.json").bundles[0], "tests/prompting/fixtures"
+    return load_path(REPO / "tests" / "core" / "fixtures" / "mara.json").bundles[0], "tests/core/fixtures"
 
 
 def load_pools():
@@ -54,8 +54,8 @@ def load_pools():
         except (FormatError, ModuleNotFoundError) as exc:
             print(f"(PrefEval filler not used: {exc})")
     if not pools:
-        pools = load_path(REPO / "tests" / "prompting" / "fixtures" / "filler.json").fillers
-        used.append("tests/prompting/fixtures/filler.json")
+        pools = load_path(REPO / "tests" / "core" / "fixtures" / "filler.json").fillers
+        used.append("tests/core/fixtures/filler.json")
     return pools, used
 
 

@@ -76,3 +76,11 @@ def dataset(*parts: str) -> Path:
     if not path.exists():
         pytest.skip(f"shared dataset not available: {path}")
     return path
+
+
+@pytest.fixture(scope="session")
+def priya():
+    """A sample user (RealPref-style) for judge and analysis tests."""
+    from core.formats.native import load_file
+
+    return load_file(REPO / "sample_data" / "users" / "priya.json").bundles[0]
