@@ -7,20 +7,27 @@ never a made-up number.
 
 - accuracy (MCQ / true-false; RealPref random baselines 0.25 and 0.5)
 - binary precision / recall / F1 (relevance vs gold or human labels; Re-Centering)
-- checklist precision / recall / F1 with partial credit (CUPID preference matching, seed 003 §2.3:
+- checklist precision / recall / F1 with partial credit (CUPID preference matching, CUPID paper §2.3:
   Fully = 1, Partially = 0.5, Not covered = 0; precision over inferred items, recall over gold
-  items; micro-averaged over instances)
+  items; micro-averaged over instances), and CUPID's own micro-average on counts (``cupid_prf``,
+  0 rather than None on an empty denominator, as its code does)
 - Cohen's kappa and Spearman's rho (human vs LLM agreement)
 - InterPref pass rate over swapped orders and Bradley–Terry coefficients fitted by cross-entropy
-  on a win-rate matrix (seed 002 §4.1 and Appendix C)
+  on a win-rate matrix (InterPref paper §4.1 and Appendix C)
 - BCa bootstrap confidence intervals for a mean
+- LoCoMo QA: normalised token F1 with the Porter stemmer, the category-1 multi-answer F1 and the
+  category-5 "not mentioned" rule (``locomo_score``), as its official evaluation code
 """
 
 from __future__ import annotations
 
+import re
+import string
 import warnings
+from collections import Counter
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 
@@ -69,6 +76,28 @@ def checklist_prf(instances: Sequence[tuple[Sequence[float], Sequence[float]]]) 
     precision = covered_inferred / n_inferred if n_inferred else None
     recall = covered_gold / n_gold if n_gold else None
     return PRF(precision, recall, _f1(precision, recall))
+
+
+@dataclass(frozen=True)
+class CupidCounts:
+    """One instance as CUPID's aggregation keeps it (evaluation/pipeline/result.py @ a8560ca):
+    checklist lengths and the summed label scores of the entries the matcher returned (which
+    nothing checks against the checklist length)."""
+
+    n_true: int
+    n_predicted: int
+    true_matched: float
+    predicted_matched: float
+
+
+def cupid_prf(rows: Sequence[CupidCounts]) -> PRF:
+    """CUPID's micro-average (calculate_prf): sums first, ratios after; each of P, R and F1 is 0,
+    not undefined, when its denominator is 0, so instances counted as zero pull the means down."""
+    n_true = sum(r.n_true for r in rows)
+    n_pred = sum(r.n_predicted for r in rows)
+    precision = sum(r.predicted_matched for r in rows) / n_pred if n_pred else 0.0
+    recall = sum(r.true_matched for r in rows) / n_true if n_true else 0.0
+    return PRF(precision, recall, 0.0 if precision + recall == 0 else 2 * precision * recall / (precision + recall))
 
 
 def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable]) -> float | None:
@@ -138,7 +167,7 @@ def win_rate_matrix(outcomes: Sequence[tuple[str, str, float]], models: Sequence
 
 
 def bradley_terry(win: np.ndarray, *, iterations: int = 5000, tol: float = 1e-10) -> np.ndarray:
-    """Coefficients xi minimising sum_ij CE(W_ij, sigmoid(xi_i - xi_j)) (seed 002, App. C).
+    """Coefficients xi minimising sum_ij CE(W_ij, sigmoid(xi_i - xi_j)) (InterPref paper, App. C).
 
     NaN cells (pairs that never met) and the diagonal are ignored. BT is defined up to an
     additive constant; we return coefficients centred on mean 0.
@@ -212,3 +241,56 @@ def bootstrap_ci(
     if np.isnan(low) or np.isnan(high):
         return (None, None)
     return (low, high)
+
+
+# -- LoCoMo QA (snap-research/locomo @ 9228632, task_eval/evaluation.py) ----------------------------
+
+LOCOMO_UNANSWERABLE_MARKS = ("no information available", "not mentioned")
+_LOCOMO_ARTICLES = re.compile(r"\b(a|an|the|and)\b")
+
+
+def locomo_normalize(text: str) -> str:
+    """``normalize_answer``: drop commas, lower-case, drop ASCII punctuation, articles and "and"
+    become spaces, whitespace collapsed."""
+    text = text.replace(",", "").lower()
+    text = "".join(ch for ch in text if ch not in string.punctuation)
+    return " ".join(_LOCOMO_ARTICLES.sub(" ", text).split())
+
+
+@cache
+def _porter():  # imported on first use: nltk is only needed for LoCoMo scores
+    from nltk.stem import PorterStemmer  # type: ignore[import-untyped]
+
+    return PorterStemmer()
+
+
+def locomo_token_f1(prediction: str, gold: str) -> float:
+    """``f1_score``: F1 of the multiset overlap of Porter-stemmed normalised tokens (0 on no overlap)."""
+    stem = _porter().stem
+    pred = [stem(t) for t in locomo_normalize(prediction).split()]
+    ref = [stem(t) for t in locomo_normalize(gold).split()]
+    overlap = sum((Counter(pred) & Counter(ref)).values())
+    if overlap == 0:
+        return 0.0
+    p, r = overlap / len(pred), overlap / len(ref)
+    return 2 * p * r / (p + r)
+
+
+def locomo_multi_f1(prediction: str, gold: str) -> float:
+    """``f1`` (category 1): mean over the gold's comma-separated parts of the best part-F1."""
+    preds = [p.strip() for p in prediction.split(",")]
+    golds = [g.strip() for g in gold.split(",")]
+    return float(np.mean([max(locomo_token_f1(p, g) for p in preds) for g in golds]))
+
+
+def locomo_score(category: int, prediction: str, gold: str) -> float:
+    """``eval_question_answering`` for one question. Category 3 keeps the gold before its first
+    ``;``; category 5 scores 1 iff the prediction says the answer is not there (gold unused)."""
+    if category in (2, 3, 4):
+        return locomo_token_f1(prediction, gold.split(";")[0].strip() if category == 3 else gold)
+    if category == 1:
+        return locomo_multi_f1(prediction, gold)
+    if category == 5:
+        low = prediction.lower()
+        return 1.0 if any(mark in low for mark in LOCOMO_UNANSWERABLE_MARKS) else 0.0
+    raise ValueError(f"LoCoMo category must be 1-5, got {category!r}")

@@ -9,9 +9,9 @@ sending (:func:`fill`). The last step's reply is the answer that gets judged.
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
 
 MessageRole = Literal["system", "user", "assistant"]
 OUTPUT_MARKER = re.compile(r"\{\{output:([a-z0-9_\-]+)\}\}")
@@ -29,6 +29,25 @@ class PromptStep(BaseModel):
     tokens: int = 0
     #: What the step is for, in a few words, for the Prompt tab.
     purpose: str = ""
+    #: Per-step generation limits a protocol fixes (PrefEval: 300 tokens, 500 for the self-critic
+    #: revision, 5 for MCQ; temperature 0). None = the model's own params decide. An explicit model
+    #: param set by the user wins over these (the plan notes it).
+    max_tokens: int | None = None
+    temperature: float | None = None
+    #: Text the assistant's reply is made to start with (PrefEval MCQ: ``<choice>``). Not a message:
+    #: providers that can continue a trailing assistant message (Anthropic) get it as one; the
+    #: others are not sent it.
+    prefill: str | None = None
+
+    @model_serializer(mode="wrap")
+    def _drop_unset_limits(self, handler: SerializerFunctionWrapHandler) -> dict:
+        # Steps without protocol limits dump exactly as before these fields existed (stored plans,
+        # golden files and request digests stay the same).
+        data = handler(self)
+        for key in ("max_tokens", "temperature", "prefill"):
+            if data.get(key) is None:
+                data.pop(key, None)
+        return data
 
     def needs(self) -> list[str]:
         """Names of earlier steps whose output this step's messages take."""
@@ -74,6 +93,17 @@ class PromptPlan(BaseModel):
     evidence: list[EvidencePosition] = Field(default_factory=list)
     retrieved: list[RetrievedTurn] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
+    #: Neutral session names shown in the prompt (``S1`` …) -> real session keys, for prompts that
+    #: let the model cite turns (Re-Centering extract): dataset ids carry gold, so they are never shown.
+    aliases: dict[str, str] = Field(default_factory=dict)
+
+    @model_serializer(mode="wrap")
+    def _drop_empty_aliases(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # Plans that show no ids dump exactly as before the field existed (stored plans, golden files).
+        data = handler(self)
+        if not data.get("aliases"):
+            data.pop("aliases", None)
+        return data
 
     @property
     def total_tokens(self) -> int:

@@ -160,6 +160,13 @@ def matching_table(db: Database, by: Iterable[str] = ("instance_type",), f: RunF
     return report.matching_table(load_judgments(db, "matching", "precision", factors, f, with_extra=True), factors)
 
 
+def cupid_generation_table(db: Database, by: Iterable[str] = ("model",), f: RunFilter | None = None) -> ReportTable:
+    """CUPID's generation average (0s counted) per group, from ``checklist`` judgments."""
+    factors = factor_names(by)
+    rows = load_judgments(db, "checklist", "preference", factors, f, with_extra=True)
+    return report.cupid_generation_table(rows, factors)
+
+
 def pass_table(db: Database, by: Iterable[str] = ("model",), f: RunFilter | None = None) -> ReportTable:
     """InterPref pass rate (all 4 swapped orders right; chance 6.25%) per group, LLM judges only."""
     factors = factor_names(by)

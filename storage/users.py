@@ -4,6 +4,11 @@
 failure at any point (a constraint, a full disk, an interrupt) leaves the database exactly as it
 was. Re-importing a user or filler pool id replaces the stored one completely (its sessions, turns,
 preferences, queries and attributes go with it) and the summary says which ids were replaced.
+
+Except for formats whose files each hold part of a user: when the format module defines
+``merge_bundles(stored, new)`` (PrefEval, whose forms of a topic come in separate files) and the
+stored user came from the same format, the stored bundle is merged with the new one and the merge
+replaces it, inside the same transaction; a merge that fails leaves the database unchanged.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from dataclasses import dataclass, field
 
 from sqlite_utils import Database
 
+from core.formats import FORMATS, FormatError
 from core.formats.base import ImportResult
 from core.model import UserBundle
 from storage import rows
@@ -30,11 +36,17 @@ class DuplicateInImport(ValueError):
     """The same user or pool id appears twice in one import: which one should win is not ours to guess."""
 
 
+class MergeConflict(ValueError):
+    """A partial re-import does not fit the stored user (another question): nothing was stored."""
+
+
 @dataclass
 class ImportSummary:
     format: str
     users_added: list[str] = field(default_factory=list)
     users_replaced: list[str] = field(default_factory=list)
+    #: Stored users a partial re-import was merged into (PrefEval: one form file at a time).
+    users_merged: list[str] = field(default_factory=list)
     pools_added: list[str] = field(default_factory=list)
     pools_replaced: list[str] = field(default_factory=list)
     sessions: int = 0
@@ -50,6 +62,7 @@ class ImportSummary:
         return (
             len(self.users_added)
             + len(self.users_replaced)
+            + len(self.users_merged)
             + len(self.pools_added)
             + len(self.pools_replaced)
             + self.sessions
@@ -103,11 +116,35 @@ def save_import(db: Database, result: ImportResult) -> ImportSummary:
             n_sessions, n_turns = insert_sessions(db, "pool_id", pool.id, pool.sessions)
             summary.sessions += n_sessions
             summary.turns += n_turns
+        entry = FORMATS.get(result.format)
+        merge = getattr(entry.load(), "merge_bundles", None) if entry is not None else None
         for bundle in result.bundles:
-            replaced = _delete(db, "users", bundle.user.id)
-            (summary.users_replaced if replaced else summary.users_added).append(bundle.user.id)
+            uid = bundle.user.id
+            if merge is not None and _stored_format(db, uid) == result.format:
+                try:
+                    bundle = merge(load_user(db, uid), bundle)
+                except FormatError as exc:
+                    raise MergeConflict(f"{exc}; nothing was stored") from exc
+                summary.users_merged.append(uid)
+                _delete(db, "users", uid)
+            elif _delete(db, "users", uid):
+                summary.users_replaced.append(uid)
+            else:
+                summary.users_added.append(uid)
             _insert_bundle(db, bundle, result.format, now, summary)
+    if summary.users_merged:
+        n = len(summary.users_merged)
+        summary.notes.append(
+            f"{n} stored user{'s' * (n != 1)} merged with this import (forms not in it are kept): "
+            + ", ".join(summary.users_merged[:5])
+            + (f", … {n - 5} more" if n > 5 else "")
+        )
     return summary
+
+
+def _stored_format(db: Database, user_id: str) -> str | None:
+    row = db.conn.execute("SELECT format FROM users WHERE id = ?", (user_id,)).fetchone()
+    return row[0] if row else None
 
 
 def _delete(db: Database, table: str, id_: str) -> bool:

@@ -78,6 +78,17 @@ def dataset(*parts: str) -> Path:
     return path
 
 
+REFERENCE = SHARED / "reference"
+
+
+def reference(*parts: str) -> Path:
+    """A path under ../shared/reference (official prompts and protocols), or skip cleanly when absent."""
+    path = REFERENCE.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"shared reference not available: {path}")
+    return path
+
+
 @pytest.fixture(scope="session")
 def priya():
     """A sample user (RealPref-style) for judge and analysis tests."""

@@ -1,8 +1,9 @@
-"""Re-Centering stage 1 (seeds/004 §4, App. B): extract user attributes from the history.
+"""Re-Centering stage 1 (Re-Centering paper §4, App. B): extract user attributes from the history.
 
 1. **Chunk** the user's own sessions by characters (the paper: 50,000-character chunks), never
-   splitting a turn. Each turn is shown with its ``core.model.turn_ref`` id (``session#index``) so
-   the extractor can cite evidence.
+   splitting a turn. Each turn is shown with a neutral reference ``S<n>#index`` (sessions numbered
+   over the whole user; dataset ids can carry gold) so the extractor can cite evidence; citations
+   are mapped back to ``core.model.turn_ref`` ids when parsing.
 2. **Extract** per chunk (prompt ``recentering-extract-v1``, ours): attributes with reasoning, a
    self-reported confidence 0–1 and evidence turn ids. Parsing is robust and says what it dropped
    (unknown turn ids, missing confidence …); a chunk whose output cannot be parsed is recorded
@@ -32,7 +33,8 @@ import numpy as np
 from core.judges.common import judge_spec, messages
 from core.judges.parsing import get_key, json_objects, parse_label
 from core.judges.templates import template
-from core.model import Attribute, UserBundle, turn_ref
+from core.methods.aliases import Aliases
+from core.model import Attribute, UserBundle, split_turn_ref, turn_ref
 from core.providers.calls import Complete
 
 Embed = Callable[[list[str]], np.ndarray]
@@ -51,39 +53,49 @@ ROLE = {"user": "User", "assistant": "Assistant"}
 class Chunk:
     index: int
     text: str
+    #: Real turn refs of the turns shown (the prompt shows their aliases ``S<n>#i``).
     refs: tuple[str, ...]
+    #: alias -> real session id for the sessions this chunk shows (one table for the whole user).
+    aliases: dict[str, str] = field(default_factory=dict)
 
 
 def chunk_history(
     bundle: UserBundle, chunk_chars: int = DEFAULT_CHUNK_CHARS, *, include_filler: bool = False
 ) -> list[Chunk]:
     """The user's sessions as transcript chunks of at most ``chunk_chars`` characters (a single
-    turn longer than that gets a chunk of its own)."""
+    turn longer than that gets a chunk of its own). Sessions are named ``S1, S2, …`` over the whole
+    user (dataset ids can carry gold); each chunk keeps the aliases it shows."""
     if chunk_chars < 1:
         raise ValueError("chunk_chars must be positive")
+    shown = [s for s in bundle.sessions if include_filler or s.kind != "filler"]
+    aliases = Aliases.for_sessions(s.id for s in shown)
     lines: list[tuple[str, str | None]] = []
-    for s in bundle.sessions:
-        if s.kind == "filler" and not include_filler:
-            continue
+    for s in shown:
         date = f" ({s.date.isoformat()})" if s.date else ""
-        lines.append((f"### Session {s.id}{date}", None))
+        lines.append((f"### Session {aliases.alias(s.id)}{date}", None))
         for i, t in enumerate(s.turns):
             turn = turn_ref(s.id, i)
-            lines.append((f"[{turn}] {ROLE[t.role]}: {t.content}", turn))
+            lines.append((f"[{aliases.alias_ref(turn)}] {ROLE[t.role]}: {t.content}", turn))
     chunks: list[Chunk] = []
     buf: list[str] = []
     refs: list[str] = []
     size = 0
+
+    def close() -> None:
+        sessions = {split_turn_ref(r)[0] for r in refs}
+        table = {a: k for a, k in aliases.real.items() if k in sessions}
+        chunks.append(Chunk(len(chunks), "\n".join(buf), tuple(refs), table))
+
     for text, ref in lines:
         if buf and size + len(text) + 1 > chunk_chars and refs:
-            chunks.append(Chunk(len(chunks), "\n".join(buf), tuple(refs)))
+            close()
             buf, refs, size = [], [], 0
         buf.append(text)
         size += len(text) + 1
         if ref:
             refs.append(ref)
     if refs:
-        chunks.append(Chunk(len(chunks), "\n".join(buf), tuple(refs)))
+        close()
     return chunks
 
 
@@ -103,11 +115,16 @@ class ChunkOutput:
     error: str | None
     candidates: int
     notes: list[str] = field(default_factory=list)
+    #: alias -> real session id, as the chunk's prompt showed them (to read ``raw``).
+    aliases: dict[str, str] = field(default_factory=dict)
 
 
-def parse_extraction(text: str, chunk: int, valid_refs: Sequence[str]) -> tuple[list[Candidate], str | None, list[str]]:
+def parse_extraction(
+    text: str, chunk: int, valid_refs: Sequence[str], aliases: dict[str, str] | None = None
+) -> tuple[list[Candidate], str | None, list[str]]:
     """Candidates from one extractor reply, an error when nothing usable was found, and notes on
-    what was repaired or dropped."""
+    what was repaired or dropped. Cited ``S<n>#i`` aliases are mapped back to real refs first."""
+    table = Aliases(dict(aliases or {}))
     notes: list[str] = []
     if not text or not text.strip():
         return [], "empty extractor output", notes
@@ -141,8 +158,12 @@ def parse_extraction(text: str, chunk: int, valid_refs: Sequence[str]) -> tuple[
         refs: list[str] = []
         bad: list[str] = []
         for e in evidence if isinstance(evidence, list) else []:
-            ref = str(e).strip().strip("[]")
-            (refs if ref in valid else bad).append(ref)
+            cited = str(e).strip().strip("[]")
+            ref = table.to_real(cited) or cited
+            if ref in valid:
+                refs.append(ref)
+            else:
+                bad.append(cited)
         if bad:
             notes.append(f"attributes[{k}] cites turn ids not in this chunk, dropped from its evidence: {bad}")
         reasoning = get_key(item, "reasoning", "reason", "why")
@@ -305,9 +326,10 @@ async def extract(
         user = t.text("user", chunk=ch.index + 1, chunks=len(chunks), transcript=ch.text)
         completion = await complete(spec, messages(t.fields["system"], user))
         if not completion.ok:
-            return ChunkOutput(ch.index, completion.text, f"extractor call failed: {completion.error}", 0), []
-        cands, error, notes = parse_extraction(completion.text, ch.index, ch.refs)
-        return ChunkOutput(ch.index, completion.text, error, len(cands), notes), cands
+            failed = f"extractor call failed: {completion.error}"
+            return ChunkOutput(ch.index, completion.text, failed, 0, [], dict(ch.aliases)), []
+        cands, error, notes = parse_extraction(completion.text, ch.index, ch.refs, ch.aliases)
+        return ChunkOutput(ch.index, completion.text, error, len(cands), notes, dict(ch.aliases)), cands
 
     results = await asyncio.gather(*(one(ch) for ch in chunks))
     outputs = [r[0] for r in results]
@@ -347,9 +369,11 @@ async def verify(
     spec = judge_spec(model_id, temperature)
 
     async def one(x: ExtractedAttribute) -> None:
+        # Neutral names here too: the verifier needs the turns, not the dataset's session ids.
+        aliases = Aliases.for_sessions(split_turn_ref(ref)[0] for ref in x.attribute.evidence_turns)
         evidence = (
             "\n".join(
-                f"[{ref}] {ROLE[bundle.turn(ref).role]}: {bundle.turn(ref).content}"
+                f"[{aliases.alias_ref(ref)}] {ROLE[bundle.turn(ref).role]}: {bundle.turn(ref).content}"
                 for ref in x.attribute.evidence_turns
             )
             or "(the extractor cited no turns)"

@@ -1,4 +1,4 @@
-"""Re-Centering stage 2 (seeds/004 §5): which attributes – and which retrieved history turns –
+"""Re-Centering stage 2 (Re-Centering paper §5): which attributes – and which retrieved history turns –
 matter for this query? Several deciders answer side by side:
 
 - ``llm``       a judge model, one call per target, yes/no with a reason (``recentering-relevance-v1``

@@ -5,6 +5,7 @@ here, and the CLI renders the tables (``tui/cli/report_view.py``)::
 
     score_table(rows, "rubric:alignment", ["expression_type", "model"])   # RealPref Fig. 5
     matching_table(rows, ["instance_type"])                             # CUPID P/R/F1
+    cupid_generation_table(rows, ["model"])                            # CUPID average score
     pass_table(rows, ["model"]); bradley_terry_table(rows)              # InterPref
     agreement_table(rows, "rubric:alignment", ["model"])                # human vs each judge
 
@@ -27,7 +28,7 @@ import numpy as np
 
 from core.judges.aggregate import agreement, score_summary, source_of
 from core.judges.pairwise import pass_summary, win_rates
-from core.judges.preference_matching import micro_prf
+from core.judges.preference_matching import ZERO, instance_counts, micro_prf, status_counts
 
 SOURCE_NOTE = "each row is one judge source and judge model: heuristic and human scores are never pooled with LLM ones"
 
@@ -138,30 +139,105 @@ def score_table(
 
 
 def matching_table(items: Iterable[JudgmentRow], factors: Sequence[str]) -> ReportTable:
-    """CUPID preference matching: micro-averaged P/R/F1 per group (LLM judges only)."""
+    """CUPID preference matching: micro-averaged P/R/F1 per group (LLM judges only), counting and
+    excluding instances as CUPID's aggregation does (see :mod:`core.judges.preference_matching`)."""
     rows = []
+    zero: list[str] = []
+    excluded: list[str] = []
     for key, js in _grouped(j for j in items if source_of(j) == "llm").items():
         _, judge, version, *fvals = key
-        extras = [j.extra for j in js if j.parse_ok]
+        extras = [j.extra for j in js]
+        counted = [e for e in extras if instance_counts(e) is not None]
+        statuses = status_counts(extras)
+        zero += [_instance(e) for e in extras if e.get("cupid_status") in ZERO]
+        excluded += [
+            f"{_instance(e)} ({e.get('cupid_status', 'failed')})" for e in extras if instance_counts(e) is None
+        ]
         prf = micro_prf(extras)
         rows.append(
             [
                 *_tag_models(factors, fvals, js),
                 *(judge, version, _demo_label(js)),
-                *(len(extras), len(js) - len(extras), prf.precision, prf.recall, prf.f1),
+                *(len(counted), sum(statuses[s] for s in ZERO), statuses["match_failed"]),
+                *(len(extras) - len(counted), prf.precision, prf.recall, prf.f1),
             ]
         )
-    notes = ["micro-averaged over instances (CUPID §2.3): Fully 1, Partially 0.5, Not covered 0"]
+    notes = [
+        "CUPID aggregation (evaluation/pipeline/result.py @a8560ca): micro-averaged over counted instances,"
+        " Fully 1 / Partially 0.5 / other labels 0; empty inferences and context-length cuts count as 0 with"
+        " their gold items (zero); a failed matcher counts with no matches (match_failed); a missing"
+        " '### Most Likely Preference' heading or a decomposer failure is excluded, as CUPID does",
+        "prefscope decomposes with the judge model; CUPID uses gpt-4o-2024-11-20 whatever the evaluator",
+    ]
+    if zero:
+        notes.append(f"counted as zero: {', '.join(zero)}")
+    if excluded:
+        notes.append(f"excluded: {', '.join(excluded)}")
     if not rows:
         notes.insert(0, "no preference-matching judgments (judge `matching:<model>` on cupid-infer runs)")
     return ReportTable(
         f"preference matching by {' × '.join(factors) or 'all'}",
-        [*factors, "judge", "prompt_version", "demo", "n", "failed", "precision", "recall", "f1"],
+        [
+            *factors,
+            "judge",
+            "prompt_version",
+            "demo",
+            "n",
+            "zero",
+            "match_failed",
+            "excluded",
+            "precision",
+            "recall",
+            "f1",
+        ],
         rows,
         "f1",
         (0.0, 1.0),
         notes,
     )
+
+
+def cupid_generation_table(items: Iterable[JudgmentRow], factors: Sequence[str]) -> ReportTable:
+    """CUPID's generation average per group (LLM judges only): Σ score / n over every judged
+    response, its 0s included (judge errors, no score heading), as ``process_generation_result``."""
+    rows = []
+    zero: list[str] = []
+    for key, js in _grouped(j for j in items if source_of(j) == "llm").items():
+        _, judge, version, *fvals = key
+        scored = [j for j in js if j.score is not None]
+        zero += [
+            f"{_instance(j.extra)} ({j.extra['cupid_status']})"
+            for j in scored
+            if j.extra.get("cupid_status", "ok") != "ok"
+        ]
+        mean = sum(j.score for j in scored if j.score is not None) / len(scored) if scored else None
+        rows.append(
+            [
+                *_tag_models(factors, fvals, js),
+                *(judge, version, _demo_label(js)),
+                *(len(scored), sum(1 for j in scored if j.score == 0), len(js) - len(scored), mean),
+            ]
+        )
+    notes = [
+        "CUPID average_score (evaluation/pipeline/result.py @a8560ca): mean over all judged responses, a judge"
+        " error or a reply without '### Evaluation Score' scored 0 and counted; not a bootstrap mean"
+    ]
+    if zero:
+        notes.append(f"scored 0 by CUPID's rule: {', '.join(zero)}")
+    if not rows:
+        notes.insert(0, "no checklist judgments (judge `checklist:<model>` on cupid-generate runs)")
+    return ReportTable(
+        f"CUPID generation score by {' × '.join(factors) or 'all'}",
+        [*factors, "judge", "prompt_version", "demo", "n", "zeros", "not_scored", "average_score"],
+        rows,
+        "average_score",
+        (1.0, 10.0),
+        notes,
+    )
+
+
+def _instance(extra: dict) -> str:
+    return str(extra.get("instance") or "?")
 
 
 def pass_table(items: Iterable[JudgmentRow], factors: Sequence[str]) -> ReportTable:

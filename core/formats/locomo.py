@@ -20,16 +20,17 @@ Mapping (our choices, written down because LoCoMo is two people, not a user and 
   it; merging would break the one-dia_id-per-turn link). ``dia_id`` -> ``Turn.source_id``.
 * A shared image is appended to its turn as ``[shares an image: <blip caption>]`` (LoCoMo's own
   prompts describe images by that caption); URLs stay in ``Session.meta["images"]``.
-* Each QA item -> an open Query; evidence dia_ids -> ``evidence_turns``. Ids that resolve to no
-  turn are dropped with a note. Category 5 (adversarial) questions are unanswerable by design:
-  the answer is "Not mentioned in the conversation" and the trap answer is kept in meta.
+* Each QA item -> an open Query; evidence dia_ids -> ``evidence_turns`` after
+  :func:`canonical_dia_id` (``D30:05`` -> ``D30:5``, ``D:11:26`` -> ``D11:26``); the raw list stays
+  in ``Query.meta["evidence_raw"]``. Normalised, malformed and unknown ids are each listed in the
+  import notes (nothing is dropped silently). Category 5 (adversarial) questions are unanswerable
+  by design: the answer is "Not mentioned in the conversation" and the trap answer is kept in meta.
 * ``observation`` items about the user speaker -> gold Attributes with their evidence turns;
   ``event_summary`` items about the user speaker -> ``User.life_events`` (dated).
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 from pathlib import Path
 
@@ -38,6 +39,8 @@ from pydantic import ValidationError
 from core.formats import shapes
 from core.formats.base import ImportResult
 from core.formats.errors import FormatError, from_validation
+from core.formats.locomo_evidence import EvidenceReport, canonical_dia_id, resolve_evidence
+from core.formats.locomo_session import parse_date
 from core.formats.reading import DEFAULT_MAX_BYTES, expect_type
 from core.model import UserBundle, turn_ref
 
@@ -45,27 +48,6 @@ NAME = "locomo"
 ADVERSARIAL_CATEGORY = 5
 UNANSWERABLE = "Not mentioned in the conversation"
 _SESSION_KEY = re.compile(r"^session_(\d+)$")
-_DATE = re.compile(r"(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})")
-_MONTHS = {
-    m: i
-    for i, m in enumerate(
-        [
-            "january",
-            "february",
-            "march",
-            "april",
-            "may",
-            "june",
-            "july",
-            "august",
-            "september",
-            "october",
-            "november",
-            "december",
-        ],
-        start=1,
-    )
-}
 _TURN_KEYS = frozenset({"speaker", "dia_id", "text", "img_url", "blip_caption"})
 
 
@@ -77,17 +59,6 @@ def detect(path: Path) -> bool:
         return True
     # The qa list comes first in the released file and may fill the head on its own.
     return all(re.search(rf'"{k}"\s*:', head) for k in ("qa", "evidence", "category")) and '"D1:' in head
-
-
-def parse_date(raw: str) -> dt.date | None:
-    """``4:04 pm on 20 January, 2023`` -> 2023-01-20 (time of day dropped: Session.date is a date)."""
-    m = _DATE.search(raw)
-    if not m or m.group(2).lower() not in _MONTHS:
-        return None
-    try:
-        return dt.date(int(m.group(3)), _MONTHS[m.group(2).lower()], int(m.group(1)))
-    except ValueError:
-        return None
 
 
 def load(path: Path, max_bytes: int = DEFAULT_MAX_BYTES, *, user_speaker: str = "a") -> ImportResult:
@@ -138,11 +109,12 @@ class _Sample:
         a = shapes.text(source, self.conv, "speaker_a", "conversation", record, non_empty=True)
         b = shapes.text(source, self.conv, "speaker_b", "conversation", record, non_empty=True)
         self.user, self.other = (a, b) if user_speaker == "a" else (b, a)
+        self.speakers = [a, b]
         sample_id = shapes.get(source, raw, "sample_id", (str, int), "", record, required=False)
         self.sample_id = str(sample_id) if sample_id not in (None, "") else (record or "0").replace("record ", "")
         # Speaker b's perspective gets its own id, so both views of one sample can be stored side by side.
         self.uid = f"locomo-{self.sample_id}" + ("-b" if user_speaker == "b" else "")
-        self.refs: dict[str, str] = {}  # dia_id -> turn ref
+        self.refs: dict[str, str] = {}  # canonical dia_id -> turn ref
 
     def bundle(self) -> UserBundle:
         sessions = self._sessions()
@@ -183,7 +155,8 @@ class _Sample:
             when = shapes.text(self.source, self.conv, f"{key}_date_time", "conversation", self.record, required=False)
             date = parse_date(when) if when else None
             undated += date is None
-            meta: dict = {"session_number": n}
+            # The speakers' names, for LoCoMo's own prompt (``<name> said, "…"``); chat methods show roles.
+            meta: dict = {"session_number": n, "speakers": self.speakers, "user_speaker": self.user}
             if when:
                 meta["date_time"] = when
             if isinstance(summaries.get(f"{key}_summary"), str):
@@ -216,7 +189,8 @@ class _Sample:
                     record=self.record,
                     path=f"{where}.speaker",
                 )
-            if dia_id in self.refs:
+            key_id = canonical_dia_id(dia_id) or dia_id
+            if key_id in self.refs:
                 raise FormatError(
                     self.source, f"duplicate dia_id {dia_id!r}", record=self.record, path=f"{where}.dia_id"
                 )
@@ -226,31 +200,17 @@ class _Sample:
             extra = shapes.extras(item, {"speaker", "dia_id", "text"})
             if extra:
                 images[dia_id] = extra
-            self.refs[dia_id] = turn_ref(sid, len(turns))
+            self.refs[key_id] = turn_ref(sid, len(turns))
             turns.append(
                 {"role": "user" if speaker == self.user else "assistant", "content": content, "source_id": dia_id}
             )
         return turns, images
 
     # -- gold -----------------------------------------------------------------------------------
-    def _resolve(self, ids: object, where: str, dropped: list[str]) -> list[str]:
-        """dia_ids -> turn refs. Tolerates "D1:3; D2:4" strings; unknown ids go to ``dropped``."""
-        items = [ids] if isinstance(ids, str) else ids if isinstance(ids, list) else []
-        out = []
-        for item in items:
-            for dia_id in re.split(r"[;,\s]+", item) if isinstance(item, str) else [repr(item)]:
-                if not dia_id:
-                    continue
-                if dia_id in self.refs:
-                    out.append(self.refs[dia_id])
-                else:
-                    dropped.append(f"{where}: {dia_id}")
-        return list(dict.fromkeys(out))
-
     def _queries(self) -> list[dict]:
         qa = shapes.get(self.source, self.raw, "qa", list, "", self.record, required=False, default=[])
         out: list[dict] = []
-        dropped: list[str] = []
+        report = EvidenceReport()
         for k, item in enumerate(qa):
             where = f"qa[{k}]"
             expect_type(self.source, item, dict, where, self.record)
@@ -270,7 +230,9 @@ class _Sample:
                     path=f"{where}.answer",
                 )
             ids = shapes.get(self.source, item, "evidence", (list, str), where, self.record, required=False)
-            evidence = self._resolve(ids, where, dropped)
+            evidence = resolve_evidence(ids, self.refs, where, report)
+            if ids is not None:
+                meta["evidence_raw"] = ids
             out.append(
                 {
                     "id": f"{self.uid}-qa{k:03d}",
@@ -281,11 +243,7 @@ class _Sample:
                     "meta": meta,
                 }
             )
-        if dropped:
-            self.notes.append(
-                f"{self._where()}: dropped {len(dropped)} QA evidence id(s) that match no turn "
-                f"({', '.join(dropped[:5])}{' …' if len(dropped) > 5 else ''})"
-            )
+        self.notes += report.notes(self._where(), "QA")
         return out
 
     def _attributes(self) -> list[dict]:
@@ -293,7 +251,7 @@ class _Sample:
         if not isinstance(obs, dict):
             return []
         out: list[dict] = []
-        dropped: list[str] = []
+        report = EvidenceReport()
         skipped = 0
         for n, key in enumerate(sorted(obs, key=_session_order)):
             per_speaker = obs[key]
@@ -304,7 +262,7 @@ class _Sample:
                     skipped += 1
                     continue
                 where = f"observation.{key}.{self.user}[{j}]"
-                refs = self._resolve(item[1] if len(item) > 1 else [], where, dropped)
+                refs = resolve_evidence(item[1] if len(item) > 1 else [], self.refs, where, report)
                 out.append(
                     {
                         "id": f"{self.uid}-obs-{n + 1:02d}-{j:02d}",
@@ -313,8 +271,7 @@ class _Sample:
                         "source": "gold",
                     }
                 )
-        if dropped:
-            self.notes.append(f"{self._where()}: dropped {len(dropped)} observation evidence id(s) that match no turn")
+        self.notes += report.notes(self._where(), "observation")
         if skipped:
             self.notes.append(f"{self._where()}: skipped {skipped} observation(s) that are not [statement, dia_ids]")
         return out

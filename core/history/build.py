@@ -5,7 +5,8 @@ expression type's preference sessions, here also CUPID task sessions) in chronol
 lengthens it with user-independent filler sessions: *interval* filler is scattered between the
 user sessions, *tail* filler is appended after them, pushing the evidence away from the query.
 CUPID adds *full*, *oracle* and *summaries*; *none* is the no-history baseline and *custom* takes
-operator-picked sessions.
+operator-picked sessions; *prefeval-turns* appends PrefEval's first 2N inter-turn messages after
+the preference session (:mod:`core.history.prefeval_turns`).
 
 Choices written down (the papers are silent on them):
 
@@ -25,6 +26,7 @@ from dataclasses import dataclass
 
 from core.history.configs import ContextConfig, ContextError, config_named
 from core.history.filler import TOLERANCE, FillerSource, fill, scatter
+from core.history.prefeval_turns import inter_pool, inter_turn_sessions
 from core.history.selection import chronological, oracle_sessions, user_specific_sessions
 from core.history.summaries import Summariser, summaries_async, summaries_sync
 from core.history.tokens import DEFAULT_ENCODING, MESSAGE_OVERHEAD, count_tokens, session_tokens
@@ -46,6 +48,8 @@ def build_context(
     summary_cache=None,
     summary_model: str = "unknown",
     encoding: str = DEFAULT_ENCODING,
+    turns: int | None = None,
+    turns_order: str = "official",
 ) -> BuiltContext:
     """Build the ordered history for one user, query and configuration (deterministic per seed).
 
@@ -57,7 +61,10 @@ def build_context(
     summaries: dict[str, str] = {}
     if cfg.name == "summaries":
         summaries = summaries_sync(bundle.sessions, summarise, summary_cache, summary_model)
-    return _build(bundle, query, expression_type, cfg, seed, list(filler_pools), session_ids, summaries, encoding)
+    turns_ = (turns, turns_order)
+    return _build(
+        bundle, query, expression_type, cfg, seed, list(filler_pools), session_ids, summaries, encoding, turns_
+    )
 
 
 async def abuild_context(
@@ -74,13 +81,18 @@ async def abuild_context(
     summary_model: str = "unknown",
     concurrency: int = 4,
     encoding: str = DEFAULT_ENCODING,
+    turns: int | None = None,
+    turns_order: str = "official",
 ) -> BuiltContext:
     """:func:`build_context` with a sync or async summariser (summaries run ``concurrency`` at a time)."""
     cfg = config if isinstance(config, ContextConfig) else config_named(config)
     summaries: dict[str, str] = {}
     if cfg.name == "summaries":
         summaries = await summaries_async(bundle.sessions, summarise, summary_cache, summary_model, concurrency)
-    return _build(bundle, query, expression_type, cfg, seed, list(filler_pools), session_ids, summaries, encoding)
+    turns_ = (turns, turns_order)
+    return _build(
+        bundle, query, expression_type, cfg, seed, list(filler_pools), session_ids, summaries, encoding, turns_
+    )
 
 
 def _resolve_query(bundle: UserBundle, query: Query | str | None) -> Query | None:
@@ -194,6 +206,24 @@ def add_filler(cfg: ContextConfig, source: FillerSource, encoding: str, notes: l
     return out
 
 
+def prefeval_inter_turns(
+    pools: list[FillerPool], turns: tuple[int | None, str], seed: int, encoding: str, notes: list[str]
+) -> list[ContextSession]:
+    """PrefEval's inter turns, appended after the user's session (:mod:`core.history.prefeval_turns`)."""
+    n, order = turns
+    if n is None:
+        notes.append("prefeval-turns without --turns: 0 inter turns")
+        n = 0
+    if n == 0:
+        return []
+    got = inter_turn_sessions(inter_pool(pools), n, order, seed, encoding)
+    if order == "official":
+        notes.append(f"PrefEval inter turns: the first {2 * n} messages of the pool, as PrefEval; --seed has no effect")
+    else:
+        notes.append(f"inter turns: {2 * n} messages after a seeded shuffle of the pool's conversations (ours)")
+    return got
+
+
 def locate_evidence(
     bundle: UserBundle,
     query: Query,
@@ -234,6 +264,7 @@ def _build(
     session_ids: Sequence[str] | None,
     summaries: dict[str, str],
     encoding: str,
+    turns: tuple[int | None, str] = (None, "official"),
 ) -> BuiltContext:
     query = _resolve_query(bundle, query_ref)
     notes: list[str] = []
@@ -249,6 +280,10 @@ def _build(
 
     source = FillerSource(pools, seed)
     filler = add_filler(cfg, source, encoding, notes)
+    if cfg.name == "prefeval-turns":
+        filler.tail = prefeval_inter_turns(pools, turns, seed, encoding, notes)
+    elif turns[0] is not None:
+        notes.append(f"--turns {turns[0]} ignored: only the prefeval-turns context takes inter turns")
     ordered = scatter(user, filler.interval, seed) + filler.tail
 
     evidence: list[EvidencePosition] = []

@@ -44,6 +44,14 @@ CONFIGS: dict[str, ContextConfig] = {
         ),
         ContextConfig("none", "No history", 0, 0, "no history: the generic baseline", "Re-Centering §6, InterPref"),
         ContextConfig("custom", "Custom", 0, 0, "operator-picked sessions, in the order given", "prefscope"),
+        ContextConfig(
+            "prefeval-turns",
+            "PrefEval turns",
+            0,
+            0,
+            "the preference session, then N inter turns (2N messages) from PrefEval's pool",
+            "PrefEval benchmark_generation.py --inter_turns",
+        ),
     ]
 }
 _ALIASES = {
@@ -52,6 +60,8 @@ _ALIASES = {
     "very long": "very_long",
     "no_history": "none",
     "no-history": "none",
+    "prefeval_turns": "prefeval-turns",
+    "turns": "prefeval-turns",
 }
 
 

@@ -53,29 +53,35 @@ JUDGES: Registry[JudgeKind] = Registry(
             needs_model=False,
         ),
         JudgeKind(
+            "locomo",
+            "core.judges.locomo_qa:LocomoJudge",
+            "LoCoMo QA: token F1 per category, as its evaluation code (no model call).",
+            needs_model=False,
+        ),
+        JudgeKind(
             "rubric",
             "core.judges.rubric:RubricJudge",
-            "RealPref rubric: awareness, alignment, quality 1–5, one LLM call each (000 App. B.2).",
+            "RealPref rubric: awareness, alignment, quality 1–5, one LLM call each (RealPref paper App. B.2).",
         ),
         JudgeKind(
             "checklist",
             "core.judges.checklist:ChecklistJudge",
-            "CUPID 1–10 preference score with the checklist (003 Fig. 16).",
+            "CUPID 1–10 preference score with the checklist (CUPID repo response_judger.yaml @a8560ca).",
         ),
         JudgeKind(
             "matching",
             "core.judges.preference_matching:PreferenceMatchingJudge",
-            "CUPID preference matching of an inferred preference: P/R/F1 (003 §2.3).",
+            "CUPID preference matching of an inferred preference: P/R/F1 (CUPID repo @a8560ca).",
         ),
         JudgeKind(
             "taxonomy",
             "core.judges.taxonomy:TaxonomyJudge",
-            "PrefEval error type from four yes/no checks (prompts ours).",
+            "PrefEval error type: the official four checks and labels (PrefEval @50795054).",
         ),
         JudgeKind(
             "personalization",
             "core.judges.personalization:PersonalizationJudge",
-            "Re-Centering: personalised vs generic response, 1–5 (004 §6).",
+            "Re-Centering: personalised vs generic response, 1–5 (Re-Centering paper §6).",
         ),
         JudgeKind(
             "pairwise",

@@ -3,6 +3,11 @@ against the query's gold answer (RealPref §4.2: accuracy; random baselines 0.25
 
 A reply that names no option, or several, is a parse failure (``parse_ok=False``, no score, raw
 text kept): it is neither right nor wrong, and accuracy helpers leave it out (and count it).
+
+PrefEval MCQ plans (``answer_format == "mcq-prefeval"``) are scored as PrefEval scores them
+(``benchmark_classification.py``): its own parser (:func:`parse_prefeval_choice`, with the
+``<choice>`` prefill prepended when it was sent), and a reply it cannot read counts as WRONG, not
+excluded, since PrefEval's accuracy is correct / processed. Those judgments carry their own version.
 """
 
 from __future__ import annotations
@@ -10,11 +15,16 @@ from __future__ import annotations
 from functools import partial
 
 from core.judges.base import JudgeInput, Judgment
-from core.methods.answers import parse_choice, parse_yes_no
+from core.methods.answers import parse_choice, parse_prefeval_choice, parse_yes_no
+from core.methods.prefeval import MCQ_ANSWER_FORMAT as PREFEVAL_MCQ
+from core.plan import PromptPlan
+from core.providers import PROVIDERS
 from core.providers.calls import Complete
 
 JUDGE_MODEL = "parser:choice"
 VERSION = "choice-parser-v1"
+#: The version of the judgments of PrefEval MCQ plans (answer format PREFEVAL_MCQ).
+PREFEVAL_VERSION = "prefeval-choice-v1"
 SCALE = (0.0, 1.0)
 
 
@@ -57,6 +67,42 @@ def score_choice(query_kind: str, options: int, gold: str | None, text: str) -> 
     )
 
 
+def prefill_sent(plan: PromptPlan, model_id: str) -> bool:
+    """Whether the final step's prefill reached the model: the engine appends it only for
+    providers that continue a trailing assistant message (``supports_prefill``). A replayed
+    response is read as its recorded model's (``replay:<model id>``)."""
+    if plan.steps[-1].prefill is None:
+        return False
+    provider, _, rest = model_id.partition(":")
+    if provider == "replay" and ":" in rest:
+        provider = rest.partition(":")[0]
+    entry = PROVIDERS.get(provider)
+    return entry is not None and bool(getattr(entry.load(), "supports_prefill", False))
+
+
+def score_prefeval_choice(gold: str | None, text: str, prefilled: bool) -> Judgment:
+    """One accuracy judgment for a PrefEval MCQ reply: None (nothing read) is wrong, as PrefEval."""
+    judgment = partial(
+        Judgment,
+        kind="choice",
+        dimension="accuracy",
+        raw=text,
+        judge_model=JUDGE_MODEL,
+        prompt_version=PREFEVAL_VERSION,
+        scale_min=SCALE[0],
+        scale_max=SCALE[1],
+    )
+    if gold is None:
+        return judgment(score=None, rationale="", parse_ok=False, error="the query has no gold answer")
+    picked = parse_prefeval_choice(text, prefilled)
+    extra = {"parsed": picked, "gold": gold, "prefilled": prefilled}
+    if picked is None:
+        return judgment(score=0.0, rationale="no letter: wrong, as PrefEval", parse_ok=True, extra=extra)
+    correct = picked == gold
+    rationale = f"answered {picked!r}, gold {gold!r}: {'correct' if correct else 'wrong'}"
+    return judgment(score=1.0 if correct else 0.0, rationale=rationale, parse_ok=True, extra=extra)
+
+
 class ChoiceJudge:
     kind = "choice"
     name = "choice"
@@ -64,4 +110,7 @@ class ChoiceJudge:
 
     async def judge(self, item: JudgeInput, complete: Complete) -> list[Judgment]:
         q = item.query
+        if item.plan.answer_format == PREFEVAL_MCQ:
+            prefilled = prefill_sent(item.plan, item.model_id)
+            return [score_prefeval_choice(q.answer, item.response_text, prefilled)]
         return [score_choice(q.kind, len(q.options), q.answer, item.response_text)]

@@ -1,4 +1,4 @@
-"""InterPref pairwise evaluation (seeds/002 §4.1, App. C–D).
+"""InterPref pairwise evaluation (InterPref paper §4.1, App. C–D).
 
 **Pass** – two users hold opposed preferences p and p^d; a model answered the same question for
 each (r for p, r^d for p^d). The judge is shown both preferences and both responses and must say

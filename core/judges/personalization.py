@@ -1,4 +1,4 @@
-"""Re-Centering stage 3 (seeds/004 §6, App. G): is the personalised response better than a generic
+"""Re-Centering stage 3 (Re-Centering paper §6, App. G): is the personalised response better than a generic
 one, on a 1–5 scale?
 
 The generic response is the answering model's reply to the query alone (no history), produced

@@ -1,34 +1,51 @@
-"""CUPID preference matching (seeds/003 §2.3, App. A.1): decompose the gold and the inferred
-preference into atomic checklists, then label how far the OTHER preference covers each item
-(Fully / Partially / Not covered = 1 / 0.5 / 0). Precision is over the inferred items, recall over
-the gold items, F1 from both; :func:`core.metrics.checklist_prf` does the arithmetic, and
-:func:`micro_prf` micro-averages stored judgments over instances as the paper does.
+"""CUPID preference matching exactly as the official code (github.com/kixlab/CUPID @ a8560cab,
+evaluation/modules/preference_inferrer.py, preference_matcher.py, pipeline/evaluate.py, result.py).
 
-The matcher prompt is Figure 14 (verbatim); the decomposer (Figure 15, not printed) is ours.
+Per instance: take the inferred line after ``### Most Likely Preference``
+(:func:`core.methods.cupid.inferred_preference`), decompose it into a checklist (the repo's
+decomposer prompt), then two matcher calls: the inferred checklist against the gold preference
+(precision) and the dataset's gold checklist against the inferred line (recall). Each returned
+entry scores 1 / 0.5 / 0 by its exact label; the instance keeps four counts (:class:`CupidCounts`)
+and :func:`micro_prf` micro-averages them over instances as CUPID's ``calculate_prf`` does.
+
+Which instances count (``extra["cupid_status"]``, PROTOCOL §6):
+
+* ``ok`` – counted;
+* ``empty`` – heading present, empty line: counted as zero with its gold items (CUPID would send
+  ``""`` on; prefscope short-circuits to the zero that CUPID writes for a context-length cut);
+* ``context_length`` – the inference hit the context window: counted as zero (:meth:`context_length_cut`);
+* ``match_failed`` – a matcher call or parse failed: counted with both match lists empty;
+* ``no_heading`` / ``decompose_failed`` – excluded (CUPID raises before writing the instance):
+  stored with ``parse_ok=False`` and never averaged.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from core.judges.base import JudgeInput, Judgment
 from core.judges.common import item_preference, judge_spec, messages, missing_input, numbered
-from core.judges.parsing import canonical_label, first_json, get_key, json_objects
+from core.judges.parsing import cupid_parse_json
 from core.judges.templates import template
-from core.metrics import COVERAGE, PRF, checklist_prf
+from core.methods.cupid import NoPreferenceHeading, inferred_preference
+from core.metrics import PRF, CupidCounts, cupid_prf
 from core.providers.base import ModelSpec
 from core.providers.calls import Complete, Completion
 
 #: Methods whose final answer is an inferred preference (what this judge scores).
 INFERENCE_METHODS = ("cupid-infer",)
-LABELS = {
-    "fully": ("fully covered", "fully", "full"),
-    "partially": ("partially covered", "partially", "partial"),
-    "not": ("not covered", "not", "none", "uncovered"),
-}
+#: ``match_label_to_score``: exact strings; any other value (``fully covered``, none) is 0.
+LABEL_SCORES = {"Fully Covered": 1.0, "Partially Covered": 0.5}
+COUNTED = ("ok", "empty", "context_length", "match_failed")
+ZERO = ("empty", "context_length")
+EXCLUDED = ("no_heading", "decompose_failed")
 SCALE = (0.0, 1.0)
+#: CUPID's PreferenceDecomposer is fixed to this model whatever ``--evaluator`` says.
+CUPID_DECOMPOSER_MODEL = "gpt-4o-2024-11-20"
 
 
 @dataclass
@@ -44,11 +61,13 @@ class Decomposition:
 
 
 @dataclass
-class Coverage:
-    values: list[float]
+class Match:
+    """One matcher call: a score per RETURNED entry (not per checklist item)."""
+
+    scores: list[float]
     raw: str
-    version: str
-    labels: list[str] = field(default_factory=list)
+    labels: list[object] = field(default_factory=list)
+    reasonings: list[object] = field(default_factory=list)
     error: str | None = None
 
     @property
@@ -58,75 +77,50 @@ class Coverage:
 
 async def decompose(preference: str, spec: ModelSpec, complete: Complete) -> Decomposition:
     t = template("cupid", "decompose")
-    completion = await complete(spec, messages(t.fields["system"], t.text("user", preference=preference)))
-    return parse_decomposition(completion, t.version)
+    # CUPID formats both templates with preferences=…; the system prompt has no such field.
+    msgs = messages(t.text("system", preferences=preference), t.text("user", preferences=preference))
+    return parse_decomposition(await complete(spec, msgs), t.version)
 
 
 def parse_decomposition(completion: Completion, version: str) -> Decomposition:
+    """CUPID's ``parse_json(reply)["checklist"]``; any failure is the decomposer's failure. An empty
+    list is accepted (n_predicted = 0) and items are kept as returned."""
     if not completion.ok:
         return Decomposition([], completion.text, version, f"judge call failed: {completion.error}")
-    obj = first_json(completion.text, "checklist")
-    if obj is None:
-        return Decomposition([], completion.text, version, "no JSON object with a 'checklist' list in the output")
-    items = get_key(obj, "checklist")
-    if not isinstance(items, list) or not all(isinstance(i, str) and i.strip() for i in items):
-        return Decomposition([], completion.text, version, "'checklist' is not a list of non-empty strings")
-    if not items:
-        return Decomposition([], completion.text, version, "the checklist is empty")
-    return Decomposition([i.strip() for i in items], completion.text, version)
+    try:
+        items = cupid_parse_json(completion.text)["checklist"]
+    except (ValueError, KeyError, TypeError) as exc:
+        return Decomposition([], completion.text, version, f"CUPID parse_json found no 'checklist': {exc!r}")
+    if not isinstance(items, list):
+        return Decomposition([], completion.text, version, "'checklist' is not a list")
+    return Decomposition([i if isinstance(i, str) else json.dumps(i) for i in items], completion.text, version)
 
 
-async def match(checklist: list[str], preference: str, spec: ModelSpec, complete: Complete) -> Coverage:
+def matcher_system() -> str:
+    """The matcher's system prompt with the 8 published examples (fixed for every call)."""
+    examples = template("cupid", "match_examples").fields["text"]
+    return template("cupid", "match").text("system", examples=examples)
+
+
+async def match(checklist: list[str], preference: str, spec: ModelSpec, complete: Complete) -> Match:
     t = template("cupid", "match")
     user = t.text("user", preference=preference, checklist=numbered(checklist))
-    completion = await complete(spec, messages(t.fields["system"], user))
-    return parse_coverage(completion, len(checklist), t.version)
-
-
-def parse_coverage(completion: Completion, n_items: int, version: str) -> Coverage:
-    """Coverage of each checklist item, in checklist order. Indices may be 0- or 1-based; a
-    missing, repeated or unknown label fails the whole match rather than guessing."""
+    completion = await complete(spec, messages(matcher_system(), user))
     if not completion.ok:
-        return Coverage([], completion.text, version, error=f"judge call failed: {completion.error}")
-    results = None
-    for obj, _, _ in json_objects(completion.text):
-        r = get_key(obj, "results")
-        if isinstance(r, list):
-            results = r
-            break
-    if results is None:
-        return Coverage([], completion.text, version, error="no JSON object with a 'results' list in the output")
-    labels: list[str] = []
-    indices: list[int | None] = []
-    for k, entry in enumerate(results):
-        if not isinstance(entry, dict):
-            return Coverage([], completion.text, version, error=f"results[{k}] is not an object")
-        label = canonical_label(get_key(entry, "label") or "", LABELS)
-        if label is None:
-            return Coverage(
-                [],
-                completion.text,
-                version,
-                error=f"results[{k}].label {get_key(entry, 'label')!r} is not Fully/Partially/Not Covered",
-            )
-        labels.append(label)
-        idx = get_key(entry, "index")
-        indices.append(int(idx) if isinstance(idx, (int, float)) or (isinstance(idx, str) and idx.isdigit()) else None)
-    if len(labels) != n_items:
-        return Coverage(
-            [],
-            completion.text,
-            version,
-            error=f"the matcher labelled {len(labels)} items but the checklist has {n_items}",
-        )
-    given = [i for i in indices if i is not None]
-    if len(given) == len(indices):
-        base = 0 if min(given, default=0) == 0 else 1
-        order = [i - base for i in given]
-        if sorted(order) != list(range(n_items)):
-            return Coverage([], completion.text, version, error=f"result indices {indices} do not cover the checklist")
-        labels = [lab for _, lab in sorted(zip(order, labels))]
-    return Coverage([COVERAGE[lab] for lab in labels], completion.text, version, labels=labels)
+        return Match([], completion.text, error=f"judge call failed: {completion.error}")
+    return parse_match(completion.text)
+
+
+def parse_match(text: str) -> Match:
+    """``parse_json(reply)["results"]`` scored entry by entry; no count or index check."""
+    try:
+        results = cupid_parse_json(text)["results"]
+        entries = [e if isinstance(e, dict) else {} for e in results]
+    except (ValueError, KeyError, TypeError) as exc:
+        return Match([], text, error=f"CUPID parse_json found no 'results' list: {exc!r}")
+    labels = [e.get("label") for e in entries]
+    scores = [LABEL_SCORES.get(lab, 0.0) if isinstance(lab, str) else 0.0 for lab in labels]
+    return Match(scores, text, labels, [e.get("reasoning") for e in entries])
 
 
 class PreferenceMatchingJudge:
@@ -158,98 +152,133 @@ class PreferenceMatchingJudge:
         gold = item.query.gold_preference or item_preference(item)
         if not gold:
             return self._fail("the query has no gold preference")
-        return await self.score(gold, list(item.query.checklist), item.response_text, complete)
+        base = {"instance": f"{item.bundle.user.id}/{item.query.id}"}
+        try:
+            inferred = inferred_preference(item.response_text)
+        except NoPreferenceHeading as exc:
+            return self._excluded("no_heading", str(exc), item.response_text, base)
+        return await self.score(gold, list(item.query.checklist), inferred, complete, base)
 
-    async def score(self, gold: str, gold_checklist: list[str], inferred: str, complete: Complete) -> list[Judgment]:
-        """P/R/F1 of one inferred preference against the gold one (and its checklist, if known)."""
-        if not inferred.strip():
-            return self._fail("the inferred preference is empty")
-        gold_task = (
-            asyncio.sleep(0, Decomposition(gold_checklist, "", "dataset"))
-            if gold_checklist
-            else decompose(gold, self.spec, complete)
-        )
-        gold_dec, inf_dec = await asyncio.gather(gold_task, decompose(inferred, self.spec, complete))
-        for label, dec in (("gold", gold_dec), ("inferred", inf_dec)):
-            if not dec.ok:
-                return self._fail(f"decomposing the {label} preference failed: {dec.error}")
-        inf_cov, gold_cov = await asyncio.gather(
-            match(inf_dec.items, gold, self.spec, complete), match(gold_dec.items, inferred, self.spec, complete)
-        )
-        extra: dict[str, object] = {
-            "gold_checklist": gold_dec.items,
-            "inferred_checklist": inf_dec.items,
-            "gold_checklist_source": "dataset" if gold_checklist else "decomposed",
-            "decompose_raw": {"gold": gold_dec.raw, "inferred": inf_dec.raw},
-        }
-        for label, cov in (("inferred items vs gold", inf_cov), ("gold items vs inferred", gold_cov)):
-            if not cov.ok:
-                return [
-                    self._failed(
-                        d,
-                        f"matching {label} failed: {cov.error}",
-                        inf_cov.raw if d == "precision" else gold_cov.raw,
-                        extra,
-                    )
-                    for d in ("precision", "recall", "f1")
-                ]
-        extra |= {
-            "inferred_coverage": inf_cov.values,
-            "gold_coverage": gold_cov.values,
-            "inferred_labels": inf_cov.labels,
-            "gold_labels": gold_cov.labels,
-        }
-        prf = checklist_prf([(inf_cov.values, gold_cov.values)])
-        raws = {"precision": inf_cov.raw, "recall": gold_cov.raw, "f1": inf_cov.raw + "\n\n---\n\n" + gold_cov.raw}
-        out = []
-        for dim, value in (("precision", prf.precision), ("recall", prf.recall), ("f1", prf.f1)):
-            why = {
-                "precision": f"{sum(inf_cov.values):g} of {len(inf_cov.values)} inferred items covered by the gold preference",
-                "recall": f"{sum(gold_cov.values):g} of {len(gold_cov.values)} gold items covered by the inferred preference",
-                "f1": "harmonic mean of precision and recall",
-            }[dim]
-            out.append(
-                Judgment(
-                    kind=self.kind,
-                    dimension=dim,
-                    score=value,
-                    rationale=why,
-                    raw=raws[dim],
-                    parse_ok=True,
-                    judge_model=self.spec.id,
-                    prompt_version=self.version,
-                    temperature=self.spec.params.temperature,
-                    scale_min=0.0,
-                    scale_max=1.0,
-                    extra=extra,
+    async def score(
+        self, gold: str, gold_checklist: list[str], inferred: str, complete: Complete, extra: dict | None = None
+    ) -> list[Judgment]:
+        """P/R/F1 of one inferred preference line against the gold preference and checklist."""
+        extra = dict(extra or {}) | {"inferred_preference": inferred, "decomposer_model": self.spec.id}
+        if not gold_checklist:  # CUPID ships one; other datasets: decompose the gold (prefscope's)
+            gold_dec = await decompose(gold, self.spec, complete)
+            if not gold_dec.ok:
+                return self._excluded(
+                    "decompose_failed", f"decomposing the gold preference: {gold_dec.error}", "", extra
                 )
+            gold_checklist, extra["gold_checklist_source"] = gold_dec.items, "decomposed"
+        else:
+            extra["gold_checklist_source"] = "dataset"
+        extra["gold_checklist"] = gold_checklist
+        if not inferred:
+            return self._counted("empty", CupidCounts(len(gold_checklist), 0, 0.0, 0.0), extra, "")
+        inf_dec = await decompose(inferred, self.spec, complete)
+        extra["decompose_raw"] = inf_dec.raw
+        if not inf_dec.ok:
+            return self._excluded(
+                "decompose_failed", f"decomposing the inferred preference: {inf_dec.error}", inf_dec.raw, extra
             )
-        return out
-
-    def _failed(self, dimension: str, reason: str, raw: str, extra: dict) -> Judgment:
-        return Judgment(
-            kind=self.kind,
-            dimension=dimension,
-            score=None,
-            rationale="",
-            raw=raw,
-            parse_ok=False,
-            judge_model=self.spec.id,
-            prompt_version=self.version,
-            temperature=self.spec.params.temperature,
-            scale_min=0.0,
-            scale_max=1.0,
-            error=reason,
-            extra=extra,
+        extra["inferred_checklist"] = inf_dec.items
+        infer_to_gt, gt_to_infer = await asyncio.gather(
+            match(inf_dec.items, gold, self.spec, complete), match(gold_checklist, inferred, self.spec, complete)
         )
+        raw = infer_to_gt.raw + "\n\n---\n\n" + gt_to_infer.raw
+        if not (infer_to_gt.ok and gt_to_infer.ok):  # CUPID stores both lists empty, still counted
+            extra["match_error"] = infer_to_gt.error or gt_to_infer.error
+            counts = CupidCounts(len(gold_checklist), len(inf_dec.items), 0.0, 0.0)
+            return self._counted("match_failed", counts, extra, raw)
+        extra |= {
+            "inferred_coverage": infer_to_gt.scores,
+            "gold_coverage": gt_to_infer.scores,
+            "inferred_labels": infer_to_gt.labels,
+            "gold_labels": gt_to_infer.labels,
+            "inferred_reasonings": infer_to_gt.reasonings,
+            "gold_reasonings": gt_to_infer.reasonings,
+        }
+        counts = CupidCounts(len(gold_checklist), len(inf_dec.items), sum(gt_to_infer.scores), sum(infer_to_gt.scores))
+        return self._counted("ok", counts, extra, raw)
+
+    def context_length_cut(self, gold_checklist: list[str], instance: str = "") -> list[Judgment]:
+        """The zero row CUPID writes when the inference hit the context window (counted)."""
+        counts = CupidCounts(len(gold_checklist), 0, 0.0, 0.0)
+        return self._counted("context_length", counts, {"instance": instance, "gold_checklist": gold_checklist}, "")
+
+    def _counted(self, status: str, c: CupidCounts, extra: dict, raw: str) -> list[Judgment]:
+        extra = extra | {
+            "cupid_status": status,
+            "n_true": c.n_true,
+            "n_predicted": c.n_predicted,
+            "true_matched": c.true_matched,
+            "predicted_matched": c.predicted_matched,
+        }
+        prf = cupid_prf([c])
+        why = {
+            "precision": f"{c.predicted_matched:g} of {c.n_predicted} inferred items covered by the gold preference",
+            "recall": f"{c.true_matched:g} of {c.n_true} gold items covered by the inferred preference",
+            "f1": "harmonic mean of precision and recall",
+        }
+        if status != "ok":
+            why = {d: f"{status} (counted as zero matches): {w}" for d, w in why.items()}
+        return [
+            Judgment(
+                kind=self.kind,
+                dimension=dim,
+                score=value,
+                rationale=why[dim],
+                raw=raw,
+                parse_ok=True,
+                judge_model=self.spec.id,
+                prompt_version=self.version,
+                temperature=self.spec.params.temperature,
+                scale_min=0.0,
+                scale_max=1.0,
+                extra=extra,
+            )
+            for dim, value in (("precision", prf.precision), ("recall", prf.recall), ("f1", prf.f1))
+        ]
+
+    def _excluded(self, status: str, reason: str, raw: str, extra: dict) -> list[Judgment]:
+        return [
+            Judgment(
+                kind=self.kind,
+                dimension=dim,
+                score=None,
+                rationale="",
+                raw=raw,
+                parse_ok=False,
+                judge_model=self.spec.id,
+                prompt_version=self.version,
+                temperature=self.spec.params.temperature,
+                scale_min=0.0,
+                scale_max=1.0,
+                error=f"excluded as CUPID does ({status}): {reason}",
+                extra=extra | {"cupid_status": status},
+            )
+            for dim in ("precision", "recall", "f1")
+        ]
+
+
+def instance_counts(extra: dict) -> CupidCounts | None:
+    """The four counts of one stored judgment's ``extra``; None when the instance is excluded.
+    Judgments stored before the counts existed fall back to their coverage lists."""
+    status = extra.get("cupid_status")
+    if status in COUNTED:
+        return CupidCounts(extra["n_true"], extra["n_predicted"], extra["true_matched"], extra["predicted_matched"])
+    if status is None and "inferred_coverage" in extra and "gold_coverage" in extra:
+        inf, gold = extra["inferred_coverage"], extra["gold_coverage"]
+        return CupidCounts(len(gold), len(inf), float(sum(gold)), float(sum(inf)))
+    return None
 
 
 def micro_prf(extras: Iterable[dict]) -> PRF:
-    """Micro-averaged P/R/F1 over instances (CUPID) from the ``extra`` of stored ``precision``
-    judgments (each holds both coverage lists). Instances without coverage are skipped."""
-    instances = [
-        (e["inferred_coverage"], e["gold_coverage"])
-        for e in extras
-        if "inferred_coverage" in e and "gold_coverage" in e
-    ]
-    return checklist_prf(instances)
+    """CUPID's micro-averaged P/R/F1 over the counted instances of stored ``precision`` judgments."""
+    return cupid_prf([c for c in map(instance_counts, extras) if c is not None])
+
+
+def status_counts(extras: Iterable[dict]) -> Counter[str]:
+    """How many instances have each ``cupid_status`` (``unknown`` for judgments without one)."""
+    return Counter(str(e.get("cupid_status", "unknown")) for e in extras)

@@ -1,47 +1,104 @@
-"""PrefEval error taxonomy (Zhao et al., 2025; not among the seed papers, so the check prompts in
-``prompts/prefeval.toml`` are prefscope's own wording). Four yes/no checks, one judge call each:
+"""PrefEval's error-type judge, as the official code runs it (PrefEval @50795054,
+``generation_task/llm_based_evaluation_errortypes.py`` and
+``get_preference_following_accuracy_generation_task.py``; prompts verbatim in
+``prompts/prefeval.toml``).
 
-    acknowledged?  hallucinated?  violated?  helpful?
+Four checks, one judge call each, run one after the other in the official order, because the
+hallucination check reads the preference the acknowledgement check extracted:
 
-and one label from them (:func:`classify`, precedence is prefscope's reading of PrefEval):
+    acknowledge -> violation -> hallucination -> helpful
 
-1. acknowledged and hallucinated          -> hallucinated violation (states a preference the user does not hold)
-2. violated and not acknowledged          -> preference-unaware violation
-3. violated and acknowledged (correctly)  -> inconsistency violation (knows it, breaks it anyway)
-4. not helpful                            -> unhelpful
-5. otherwise                              -> accurate
+Each reply is read as PrefEval reads it (BeautifulSoup: the stripped text of the first
+``<answer>``, "" when there is none), and the label follows ``analyze_errors`` exactly, with
+substring tests on the lower-cased answers (so "None" counts as a "no", and an empty helpful
+answer counts as helpful):
 
-Judgments: one per check (score 1 yes / 0 no) and one ``label`` judgment whose score is 1 for
-accurate and 0 for any error, with the label in ``extra``. If a check cannot be parsed the label
-is a recorded failure.
+    A = "yes" in acknowledge;  H = A and "yes" in hallucination;  V = "yes" in violation;
+    U = "no" in helpful
+    U                 -> unhelpful
+    A, not H, V       -> inconsistent
+    A, H, V           -> hallucination of preference violation
+    not A, V          -> preference-unaware violation
+    otherwise         -> accurate  (so accurate <=> not V and not U)
+
+A reply without ``<answer>`` is not a failure (PrefEval reads it as "no yes"); its check lists it
+in the label's ``extra["empty_answers"]``. A failed judge CALL makes the label a recorded failure.
 """
 
 from __future__ import annotations
 
-import asyncio
 from functools import partial
 
 from core.judges.base import JudgeInput, Judgment
 from core.judges.common import item_preference, judge_spec, messages, missing_input, to_judgment
-from core.judges.parsing import parse_label
+from core.judges.parsing import Parsed
 from core.judges.templates import template
 from core.plan import Message
 from core.providers.calls import Complete
+from core.text.tags import first_tag_text
 
-CHECKS = ("acknowledge", "hallucinate", "violate", "helpful")
-DIMENSION = {"acknowledge": "acknowledged", "hallucinate": "hallucinated", "violate": "violated", "helpful": "helpful"}
-LABELS = ("preference-unaware violation", "hallucinated violation", "inconsistency violation", "unhelpful", "accurate")
-YES_NO = {"yes": ("y", "true"), "no": ("n", "false")}
+#: Official order (the hallucination check needs the acknowledgement's <preference>).
+CHECKS = ("acknowledge", "violation", "hallucination", "helpful")
+DIMENSION = {
+    "acknowledge": "acknowledged",
+    "violation": "violated",
+    "hallucination": "hallucinated",
+    "helpful": "helpful",
+}
+LABELS = (
+    "unhelpful",
+    "inconsistent",
+    "hallucination of preference violation",
+    "preference-unaware violation",
+    "accurate",
+)
+#: PrefEval's judge call: temperature 0, max_tokens 100.
+MAX_TOKENS = 100
 
 
-def classify(acknowledged: bool, hallucinated: bool, violated: bool, helpful: bool) -> str:
-    if acknowledged and hallucinated:
-        return "hallucinated violation"
-    if violated:
-        return "inconsistency violation" if acknowledged else "preference-unaware violation"
-    if not helpful:
-        return "unhelpful"
-    return "accurate"
+def classify(ack: str, hallucination: str, violation: str, helpful: str) -> tuple[str, bool, dict[str, bool]]:
+    """``(label, accurate, flags)`` from the four raw ``<answer>`` texts, as ``analyze_errors``."""
+    a = "yes" in ack.lower()
+    h = a and "yes" in hallucination.lower()
+    v = "yes" in violation.lower()
+    u = "no" in helpful.lower()
+    if u:
+        label = "unhelpful"
+    elif a and not h and v:
+        label = "inconsistent"
+    elif a and h and v:
+        label = "hallucination of preference violation"
+    elif not a and v:
+        label = "preference-unaware violation"
+    else:
+        label = "accurate"
+    return label, label == "accurate", {"acknowledged": a, "hallucinated": h, "violated": v, "unhelpful": u}
+
+
+def check_prompt(check: str, *, preference: str, question: str, response: str, restatement: str = "") -> str:
+    """One check's user message: ``str.replace`` of each placeholder in the official order, one
+    after the other (not ``templates.fill``'s single pass), so a response that itself contains
+    "{question}" becomes what it becomes in PrefEval."""
+    text = template("prefeval", check).fields["text"]
+    if check == "acknowledge":
+        pairs = [("end_generation", response), ("question", question)]
+    elif check == "hallucination":
+        pairs = [("preference", preference), ("assistant_restatement", restatement)]
+    else:  # violation and helpful (helpful has no {preference}: a no-op, as in the official code)
+        pairs = [("preference", preference), ("question", question), ("end_generation", response)]
+    for name, value in pairs:
+        text = text.replace("{" + name + "}", value)
+    return text
+
+
+def judged_preference(item: JudgeInput) -> str | None:
+    """The preference as worded in the judged form's own file (a few records reword it across
+    files), else the preference text."""
+    pid = item.query.preference_id
+    for s in item.bundle.sessions:
+        if s.expression_type == item.expression_type and pid in s.preference_ids and "prefeval_preference" in s.meta:
+            return str(s.meta["prefeval_preference"])
+    return item_preference(item)
 
 
 class TaxonomyJudge:
@@ -49,23 +106,18 @@ class TaxonomyJudge:
     applies_to = ("open",)
 
     def __init__(self, model_id: str, *, temperature: float | None = 0.0):
-        self.spec = judge_spec(model_id, temperature)
+        self.spec = judge_spec(model_id, temperature, max_tokens=MAX_TOKENS)
         self.name = f"taxonomy:{model_id}"
 
     @property
     def version(self) -> str:
-        return template("prefeval", "shared").version
+        return template("prefeval", "system").version
 
-    def prompt(self, check: str, preference: str, query: str, response: str) -> list[Message]:
-        shared = template("prefeval", "shared")
-        question = template("prefeval", check).fields["question"]
-        return messages(
-            shared.fields["system"],
-            shared.text("user", preference=preference, query=query, response=response, question=question),
-        )
+    def system(self) -> str:
+        return template("prefeval", "system").fields["text"]
 
     async def judge(self, item: JudgeInput, complete: Complete) -> list[Judgment]:
-        preference = item_preference(item)
+        preference = judged_preference(item)
         if not preference:
             return [
                 missing_input(
@@ -77,22 +129,39 @@ class TaxonomyJudge:
                     scale=(0.0, 1.0),
                 )
             ]
-        checks = list(await asyncio.gather(*(self._check(c, preference, item, complete) for c in CHECKS)))
+        fields = {"preference": preference, "question": item.query.text, "response": item.response_text}
+        checks: list[Judgment] = []
+        restatement = ""
+        for check in CHECKS:  # sequential: hallucination reads the acknowledgement's <preference>
+            judgment = await self._check(check, complete, restatement=restatement, **fields)
+            if check == "acknowledge":
+                restatement = judgment.extra.get("extract_pref", "")
+            checks.append(judgment)
         return [*checks, self.label(checks)]
 
-    async def _check(self, check: str, preference: str, item: JudgeInput, complete: Complete) -> Judgment:
-        completion = await complete(self.spec, self.prompt(check, preference, item.query.text, item.response_text))
-        parsed = parse_label(completion.text, YES_NO, key=("answer",)) if completion.ok else None
-        score = None if parsed is None or not parsed.ok else (1.0 if parsed.value == "yes" else 0.0)
+    async def _check(self, check: str, complete: Complete, **fields: str) -> Judgment:
+        prompt: list[Message] = messages(self.system(), check_prompt(check, **fields))
+        completion = await complete(self.spec, prompt)
+        text = completion.text if completion.ok else ""
+        answer = first_tag_text(text, "answer")
+        other = "preference" if check == "acknowledge" else "explanation"
+        extra = {
+            "answer": answer,
+            ("extract_pref" if check == "acknowledge" else "explanation"): first_tag_text(text, other),
+        }
+        # the check's own reading: helpful scores 0 when "no" is in its answer, the others 1 on "yes"
+        hit = "no" in answer.lower() if check == "helpful" else "yes" in answer.lower()
+        score = (0.0 if hit else 1.0) if check == "helpful" else (1.0 if hit else 0.0)
         return to_judgment(
             kind=self.kind,
             dimension=DIMENSION[check],
             spec=self.spec,
             version=self.version,
             completion=completion,
-            parsed=parsed,
+            parsed=Parsed(score, extra.get("explanation", ""), True),
             scale=(0.0, 1.0),
             score=score,
+            extra=extra,
         )
 
     def label(self, checks: list[Judgment]) -> Judgment:
@@ -109,13 +178,16 @@ class TaxonomyJudge:
         )
         failed = [c.dimension for c in checks if not c.parse_ok]
         if failed:
-            return judgment(score=None, rationale="", parse_ok=False, error=f"check(s) {failed} failed; no label")
-        v = {c.dimension: bool(c.score) for c in checks}
-        name = classify(v["acknowledged"], v["hallucinated"], v["violated"], v["helpful"])
-        why = ", ".join(f"{k}={'yes' if b else 'no'}" for k, b in v.items())
+            return judgment(score=None, rationale="", parse_ok=False, error=f"judge call(s) {failed} failed; no label")
+        answers = {c.dimension: str(c.extra.get("answer", "")) for c in checks}
+        name, accurate, flags = classify(
+            answers["acknowledged"], answers["hallucinated"], answers["violated"], answers["helpful"]
+        )
+        empty = [dim for dim, ans in answers.items() if not ans]
+        why = ", ".join(f"{k}={'yes' if b else 'no'}" for k, b in flags.items())
         return judgment(
-            score=1.0 if name == "accurate" else 0.0,
+            score=1.0 if accurate else 0.0,
             rationale=f"{name} ({why})",
             parse_ok=True,
-            extra={"label": name, **v},
+            extra={"label": name, **flags, "answers": answers, "empty_answers": empty},
         )

@@ -8,6 +8,7 @@ are filled by plain replacement of the names given, so the braces of JSON exampl
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass
 from functools import cache
@@ -48,6 +49,9 @@ def template(family_name: str, key: str) -> Template:
 
 
 def fill(text: str, **values: object) -> str:
-    for name, value in values.items():
-        text = text.replace("{" + name + "}", str(value))
-    return text
+    """Replace every ``{name}`` of the given names in ONE pass, like ``str.format``: a value that
+    itself contains ``{name}`` (user text in a log) is never substituted again."""
+    if not values:
+        return text
+    pattern = re.compile(r"\{(" + "|".join(map(re.escape, values)) + r")\}")
+    return pattern.sub(lambda m: str(values[m[1]]), text)

@@ -1,4 +1,4 @@
-"""InterPref inference paradigms (seeds/002 §4.3, Fig. 14, App. E): NP, TD, CoT, Workflow."""
+"""InterPref inference paradigms (InterPref paper §4.3, Fig. 14, App. E): NP, TD, CoT, Workflow."""
 
 from __future__ import annotations
 

@@ -7,6 +7,7 @@ published text (JSON schemas, ``{{output:step}}`` markers) pass through untouche
 
 from __future__ import annotations
 
+import re
 import tomllib
 from functools import cache
 from importlib import resources
@@ -32,9 +33,12 @@ def text(family_name: str, key: str, **values: object) -> str:
 
 
 def fill(text: str, **values: object) -> str:
-    for name, value in values.items():
-        text = text.replace("{" + name + "}", str(value))
-    return text
+    """Replace every ``{name}`` of the given names in ONE pass, like ``str.format``: a value that
+    itself contains ``{name}`` (user text in a log) is never substituted again."""
+    if not values:
+        return text
+    pattern = re.compile(r"\{(" + "|".join(map(re.escape, values)) + r")\}")
+    return pattern.sub(lambda m: str(values[m[1]]), text)
 
 
 def sources(family_name: str) -> dict[str, str]:

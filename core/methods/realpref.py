@@ -1,4 +1,4 @@
-"""RealPref methods (seeds/000 §4 and App. C.2): zero-shot, reminder, few-shot CoT, RAG.
+"""RealPref methods (RealPref paper §4 and App. C.2): zero-shot, reminder, few-shot CoT, RAG.
 
 The history is the conversation itself; everything a method adds goes into the last user
 message, before the question ("Before presenting the test question, add …").

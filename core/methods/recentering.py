@@ -1,4 +1,4 @@
-"""Re-Centering pipeline (seeds/004): extract attributes → select the relevant ones → generate;
+"""Re-Centering pipeline (Re-Centering paper): extract attributes → select the relevant ones → generate;
 and its generic counterpart (the query alone, no history, no attributes).
 
 The paper's prompts (App. I.3, I.8) are not reproduced in its text; prefscope's wording follows
@@ -10,7 +10,7 @@ from __future__ import annotations
 from core.history.types import BuiltContext
 from core.methods import prompts
 from core.methods.base import MethodOptions, make_plan, make_step
-from core.methods.render import question_text, transcript
+from core.methods.render import question_text, transcript, transcript_aliases
 from core.model import Query
 from core.plan import Message, PromptPlan
 
@@ -19,10 +19,11 @@ F = "recentering"
 
 def pipeline(ctx: BuiltContext, query: Query, opts: MethodOptions) -> PromptPlan:
     q = question_text(query)
+    aliases = transcript_aliases(ctx)
     steps = [
         make_step(
             "extract",
-            [Message(role="user", content=prompts.text(F, "extract", transcript=transcript(ctx)))],
+            [Message(role="user", content=prompts.text(F, "extract", transcript=transcript(ctx, aliases)))],
             "stage 1: attributes with reasoning, confidence, evidence turns",
             opts.encoding,
         ),
@@ -40,7 +41,10 @@ def pipeline(ctx: BuiltContext, query: Query, opts: MethodOptions) -> PromptPlan
         ),
     ]
     notes = ["Re-Centering prompts are prefscope's own wording of the paper's criteria"]
-    return make_plan("recentering", steps, ctx, query, notes=notes)
+    plan = make_plan("recentering", steps, ctx, query, notes=notes)
+    # The transcript names sessions S1, S2 …; the table maps the extractor's citations back.
+    plan.aliases = dict(aliases.real)
+    return plan
 
 
 def generic(ctx: BuiltContext, query: Query, opts: MethodOptions) -> PromptPlan:

@@ -44,6 +44,8 @@ def root_url(base_url: str | None) -> str | None:
 
 class AnthropicProvider:
     capabilities = CALLS_A_MODEL
+    #: A trailing assistant message is continued (true prefill): the engine appends a step's prefill.
+    supports_prefill = True
 
     def __init__(
         self,

@@ -20,7 +20,7 @@ from functools import cached_property
 from core.judges.apply import judge_answer
 from core.judges.base import Judge, JudgeInput
 from core.model import UserBundle
-from core.plan import Message, PromptPlan, fill
+from core.plan import Message, PromptPlan, PromptStep, fill
 from core.providers.base import ModelSpec, Provider
 from core.providers.calls import Completion, collect
 from core.providers.events import Delta, Error, StreamEvent, Usage
@@ -39,6 +39,33 @@ from core.run.spec import (
     TokensArrived,
     new_id,
 )
+
+
+def step_model(model: ModelSpec, step: PromptStep) -> ModelSpec:
+    """The model as this step calls it: the step's max_tokens/temperature (a protocol's limits,
+    e.g. PrefEval's 300 / 5 tokens at temperature 0) fill the params the user left unset; a
+    param the user set explicitly wins (prepare notes it in the plan)."""
+    update: dict[str, float | int] = {}
+    if step.max_tokens is not None and model.params.max_tokens is None:
+        update["max_tokens"] = step.max_tokens
+    if step.temperature is not None and model.params.temperature is None:
+        update["temperature"] = step.temperature
+    if not update:
+        return model
+    return model.model_copy(update={"params": model.params.model_copy(update=update)})
+
+
+def with_prefill(messages: list[Message], step: PromptStep, provider: Provider, model: ModelSpec) -> list[Message]:
+    """Append the step's prefill as a trailing assistant message for providers that continue one
+    (Anthropic, and the replay of an Anthropic model, so the recorded request is found again);
+    other providers are not sent it (PrefEval's MCQ has no OpenAI branch)."""
+    if step.prefill is None:
+        return messages
+    replayed = provider.capabilities.is_replay and model.model.startswith("anthropic:")
+    if not (getattr(provider, "supports_prefill", False) or replayed):
+        return messages
+    return [*messages, Message(role="assistant", content=step.prefill)]
+
 
 Emit = Callable[[RunEvent], None]
 ProviderFor = Callable[[ModelSpec], Provider]
@@ -164,8 +191,9 @@ class Engine:
         final: ResponseFinished | None = None
         for n, step in enumerate(run.plan.steps):
             is_final = n == len(run.plan.steps) - 1
-            messages = fill(step, outputs)
-            finished = await self._stream_step(run.run_id, slot, provider, hints, step.name, is_final, messages)
+            messages = with_prefill(fill(step, outputs), step, provider, slot.model)
+            model = step_model(slot.model, step)
+            finished = await self._stream_step(run.run_id, slot, model, provider, hints, step.name, is_final, messages)
             if finished.status != "ok":
                 return finished.status
             outputs[step.name] = finished.text
@@ -178,13 +206,13 @@ class Engine:
         self,
         run_id: str,
         slot: _Slot,
+        model: ModelSpec,
         provider: Provider,
         hints: Hints | None,
         step: str,
         is_final: bool,
         messages: list[Message],
     ) -> ResponseFinished:
-        model = slot.model
         response_id = new_id("resp")
         req_hash = request_hash(model.id, messages, model.params)
         self._emit(ResponseStarted(run_id, response_id, model, slot.index, step, is_final, req_hash))

@@ -16,6 +16,7 @@ Grid file (TOML)::
     contexts = ["simple", "normal"]
     methods = ["zero-shot", "reminder"]
     seeds = [0]
+    turns = [0, 10, 100]               # prefeval-turns context only: PrefEval's inter turns
     models = ["demo:generic", "demo:retrieval"]   # or [[models]] tables: id, temperature, max_tokens …
     judges = ["rubric"]
     [method_options]                   # passed to every run (e.g. RAG's k)
@@ -59,6 +60,10 @@ class Grid(BaseModel):
     contexts: list[str] = Field(default_factory=lambda: ["simple"])
     methods: list[str] = Field(default_factory=lambda: ["zero-shot"])
     seeds: list[int] = Field(default_factory=lambda: [0])
+    #: prefeval-turns context: inter-turn counts to sweep (PrefEval's --inter_turns); ignored by
+    #: other contexts, which get one cell each.
+    turns: list[int] = Field(default_factory=list)
+    turns_order: Literal["official", "shuffled"] = "official"
     models: list[ModelSpec] = Field(min_length=1)
     judges: list[str] = Field(default_factory=list)
     method_options: dict = Field(default_factory=dict)
@@ -99,7 +104,8 @@ class Cell:
         """Cells with the same plan key share one prompt plan (only the model differs)."""
         s = self.spec
         raw = json.dumps(
-            [s.user_id, s.query_id, s.expression_type, s.context, s.seed, s.method, s.method_options],
+            [s.user_id, s.query_id, s.expression_type, s.context, s.seed, s.method, s.method_options]
+            + ([s.turns, s.turns_order] if s.turns is not None else []),
             sort_keys=True,
             default=str,
         )
@@ -152,6 +158,17 @@ def context_name(name: str) -> str:
     return config_named(name).name
 
 
+def _context_turns(contexts: list[str], turns: list[int]) -> list[tuple[str, int | None]]:
+    """(context, inter turns) pairs: the turns axis applies to prefeval-turns only."""
+    out: list[tuple[str, int | None]] = []
+    for ctx in contexts:
+        if ctx == "prefeval-turns":
+            out += [(ctx, n) for n in (turns or [0])]
+        else:
+            out.append((ctx, None))
+    return out
+
+
 def expand(
     grid: Grid,
     *,
@@ -180,7 +197,7 @@ def expand(
             queries = [q for q in queries if q[1] in grid.query_kinds]
         for qid, _kind in queries:
             for expr in grid.expression_types:
-                for ctx in contexts:
+                for ctx, turns in _context_turns(contexts, grid.turns):
                     for method in methods:
                         for seed in grid.seeds:
                             for model in grid.models:
@@ -190,6 +207,8 @@ def expand(
                                     expression_type=expr,
                                     context=ctx,
                                     seed=seed,
+                                    turns=turns,
+                                    turns_order=grid.turns_order,
                                     method=method,
                                     method_options=dict(grid.method_options),
                                     models=[model],

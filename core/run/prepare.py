@@ -67,17 +67,39 @@ async def prepare(
         summary_cache=summary_cache,
         summarise=summariser(summary_model, provider_for(summary_model)) if write else None,
         summary_model=summary_model.id,
+        turns=spec.turns,
+        turns_order=spec.turns_order,
     )
     options = MethodOptions(
         k=int(opts.get("k", 5)),
         retriever=str(opts.get("retriever", "embedding")),
         embedding_model=str(opts.get("embedding_model", settings.embedding_model)),
         embedding_cache=embedding_cache,
+        extra={k: v for k, v in opts.items() if k in ("prefeval_format",)},
     )
     plan = methods.plan(spec.method, ctx, query, options)
+    if opts.get("outputs"):  # e.g. {"preference": PrefEval's recorded response_to_pref}
+        from core.methods.base import apply_given_outputs
+
+        plan = apply_given_outputs(plan, dict(opts["outputs"]), str(opts.get("outputs_source", "method_options")))
     force = spec.force or not settings.enforce_context_window
     plan.notes += window_notes(spec, plan, force, windows or {}, provider_for)
+    plan.notes += limit_notes(spec, plan)
     return Prepared(plan, ctx)
+
+
+def limit_notes(spec: RunSpec, plan: PromptPlan) -> list[str]:
+    """Where a model param the user set overrides a step's protocol limit (the engine lets it win)."""
+    notes = []
+    for model in spec.models:
+        for field in ("max_tokens", "temperature"):
+            mine = getattr(model.params, field)
+            steps = [s for s in plan.steps if getattr(s, field) is not None and getattr(s, field) != mine]
+            if mine is None or not steps:
+                continue
+            wanted = ", ".join(f"{s.name} {getattr(s, field):g}" for s in steps)
+            notes.append(f"{model.id}: your {field}={mine:g} overrides the protocol's per-step value ({wanted})")
+    return notes
 
 
 def messages_sha256(plan: PromptPlan) -> str:

@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
 
 from core.plan import PromptPlan
 from core.providers.base import ModelSpec
@@ -36,6 +36,10 @@ class RunSpec(BaseModel):
     expression_type: int | None = Field(default=None, ge=0, le=4)
     context: str = "simple"
     seed: int = 0
+    #: prefeval-turns context: inter turns after the preference (2N messages of PrefEval's pool).
+    turns: int | None = Field(default=None, ge=0)
+    #: "official" (the pool's first 2N messages, as PrefEval) or "shuffled" (ours, seeded).
+    turns_order: Literal["official", "shuffled"] = "official"
     method: str = "zero_shot"
     #: Method options, e.g. {"k": 5} for RAG.
     method_options: dict = Field(default_factory=dict)
@@ -46,6 +50,17 @@ class RunSpec(BaseModel):
     #: Serve every model from recorded responses instead of calling it.
     replay: bool = False
     label: str = ""
+
+    @model_serializer(mode="wrap")
+    def _drop_default_turns(self, handler: SerializerFunctionWrapHandler) -> dict:
+        # Specs without inter turns dump as before these fields existed: stored runs and batch
+        # cell keys (sha256 of the dump) stay the same.
+        data = handler(self)
+        if data.get("turns") is None:
+            data.pop("turns", None)
+            if data.get("turns_order") == "official":
+                data.pop("turns_order", None)
+        return data
 
 
 @dataclass(frozen=True, slots=True)

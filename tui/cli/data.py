@@ -65,13 +65,13 @@ def import_cmd(
         fail(str(exc))
         return
 
-    from storage.users import DuplicateInImport, save_import
+    from storage.users import DuplicateInImport, MergeConflict, save_import
 
     wb = _open(ctx)
     db_path = wb.db_path
     try:
         summary = save_import(wb.db, result)
-    except (DuplicateInImport, sqlite3.DatabaseError) as exc:
+    except (DuplicateInImport, MergeConflict, sqlite3.DatabaseError) as exc:
         fail(f"{path.name}: {exc} (the database is unchanged)")
         return
     finally:

@@ -114,7 +114,11 @@ def export(ctx: click.Context, run_ids, users, models, methods, contexts, labels
     type=click.Choice(["llm", "heuristic", "human"]),
     help="Only these judge sources (default: all, each in its own rows).",
 )
-@click.option("--cupid", is_flag=True, help="Also CUPID preference-matching P/R/F1 (grouped by --cupid-by).")
+@click.option(
+    "--cupid",
+    is_flag=True,
+    help="Also CUPID preference-matching P/R/F1 and the checklist-judge average (grouped by --cupid-by).",
+)
 @click.option("--cupid-by", default="instance_type", show_default=True)
 @click.option("--interpref", is_flag=True, help="Also InterPref pass rate (by --by) and Bradley–Terry coefficients.")
 @click.option("--chart/--no-chart", default=True, show_default=True, help="Terminal bar chart under each table.")
@@ -147,6 +151,7 @@ def report(
         ReportError,
         agreement_table,
         bradley_terry_table,
+        cupid_generation_table,
         matching_table,
         pass_table,
         score_table,
@@ -163,7 +168,8 @@ def report(
         if agreement.rows:  # only where human scores exist
             tables.append(agreement)
         if cupid:
-            tables.append(matching_table(db, [b for b in cupid_by.split(",") if b.strip()], f))
+            cupid_factors = [b for b in cupid_by.split(",") if b.strip()]
+            tables += [matching_table(db, cupid_factors, f), cupid_generation_table(db, cupid_factors, f)]
         if interpref:
             tables += [pass_table(db, factors, f), bradley_terry_table(db, f)]
     except ReportError as exc:

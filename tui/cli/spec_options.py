@@ -21,6 +21,8 @@ class SpecOptions:
     context: str
     method: str
     seed: int
+    turns: int | None
+    turns_order: str
     k: int | None
     retriever: str | None
     sessions: str
@@ -47,6 +49,8 @@ class SpecOptions:
             specs = [ModelSpec(id=i, params=params, base_url=urls.get(i.removeprefix("replay:"))) for i in ids]
         except ValueError as exc:
             fail(f"bad --model: {exc.errors()[0]['input']!r} (expected provider:model)")  # type: ignore[attr-defined]
+        if self.turns is not None and self.context.strip().lower().replace("_", "-") not in ("prefeval-turns", "turns"):
+            fail(f"--turns goes with --context prefeval-turns (got --context {self.context})")
         expression = self.expression if self.expression is not None else bundle.expression_types()[-1]
         options: dict = {}
         if self.k:
@@ -62,6 +66,8 @@ class SpecOptions:
             expression_type=expression,
             context=self.context,
             seed=self.seed,
+            turns=self.turns,
+            turns_order=self.turns_order,
             method=self.method,
             method_options=options,
             models=specs,
@@ -86,10 +92,25 @@ _OPTIONS = [
         "context",
         default="simple",
         show_default=True,
-        help="simple, normal, long, very_long, extended, extreme, full, oracle, summaries, none, custom.",
+        help="simple, normal, long, very_long, extended, extreme, full, oracle, summaries, none, custom, prefeval-turns.",
     ),
     click.option("--method", "-m", "method", default="zero-shot", show_default=True, help="See --list-methods."),
     click.option("--seed", "seed", type=int, default=0, show_default=True, help="Filler choice and placement."),
+    click.option(
+        "--turns",
+        "turns",
+        type=click.IntRange(0),
+        default=None,
+        help="prefeval-turns context: N inter turns (2N messages of PrefEval's pool) after the preference.",
+    ),
+    click.option(
+        "--turns-order",
+        "turns_order",
+        type=click.Choice(["official", "shuffled"]),
+        default="official",
+        show_default=True,
+        help="official: the pool's first 2N messages, as PrefEval (--seed has no effect); shuffled: ours, seeded.",
+    ),
     click.option("--k", "k", type=int, default=None, help="RAG: turns to retrieve (default 5)."),
     click.option(
         "--retriever",

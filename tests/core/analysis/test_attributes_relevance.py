@@ -76,7 +76,9 @@ def test_chunks_never_split_a_turn_and_carry_turn_refs(priya):
     assert len(refs) == len(set(refs)) == sum(len(s.turns) for s in priya.sessions if s.kind != "filler")
     for c in chunks:
         for ref in c.refs:
-            assert f"[{ref}] " in c.text
+            session, index = ref.rsplit("#", 1)
+            alias = next(a for a, real in c.aliases.items() if real == session)
+            assert f"[{alias}#{index}] " in c.text and f"[{ref}]" not in c.text  # neutral ids only
         assert len(c.text) <= 3000 or len(c.refs) == 1
 
 

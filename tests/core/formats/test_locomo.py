@@ -120,7 +120,8 @@ def test_unresolvable_evidence_is_dropped_with_a_note(tmp_path):
     q = result.bundles[0].queries[1]
     assert [result.bundles[0].turn(r).source_id for r in q.evidence_turns] == ["D2:2"]
     assert result.notes == [
-        "sample.json: record 0: dropped 2 QA evidence id(s) that match no turn (qa[1]: D9:99, qa[1]: 5)"
+        "sample.json: record 0: dropped malformed 1 QA evidence id(s) (qa[1]: 5)",
+        "sample.json: record 0: dropped unknown (no such turn) 1 QA evidence id(s) (qa[1]: D9:99)",
     ]
 
 
@@ -205,7 +206,8 @@ def test_malformed_observations_are_skipped_with_a_note(tmp_path):
     assert [a.text for a in result.bundles[0].attributes] == ["Ana travelled to Porto.", "Ana has a cat named Miso."]
     assert result.bundles[0].attributes[0].evidence_turns == []
     assert result.notes == [
-        "sample.json: record 0: dropped 1 observation evidence id(s) that match no turn",
+        "sample.json: record 0: dropped unknown (no such turn) 1 observation evidence id(s)"
+        " (observation.session_1_observation.Ana[0]: D7:7)",
         "sample.json: record 0: skipped 1 observation(s) that are not [statement, dia_ids]",
     ]
 

@@ -3,14 +3,10 @@ parsed, and failures are recorded with the raw output."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
-from core.judges.checklist import ChecklistJudge
 from core.judges.personalization import PersonalizationJudge, personalized_is_b
 from core.judges.rubric import RubricJudge
-from core.judges.taxonomy import TaxonomyJudge, classify
 from core.providers.calls import Completion
 from tests.core.judges.conftest import item_for
 from tests.core.judges.scripted import ScriptedJudgeModel, all_text, user_text
@@ -65,86 +61,7 @@ async def test_rubric_records_a_failed_call(priya):
     assert all("rate limited" in j.error and j.score is None for j in out)
 
 
-async def test_cupid_checklist_judge_uses_dataset_checklist_and_figure_16(priya):
-    q = priya.query("p1-open").model_copy(
-        update={
-            "gold_preference": "Wants live calls, not recorded video.",
-            "checklist": ["Does it propose live calls?", "Does it avoid recorded video?"],
-        }
-    )
-    bundle = priya.model_copy(update={"queries": [q]})
-    model = ScriptedJudgeModel(
-        lambda s, m: "### Evaluation of AI Assistant's Response\n1. **Checklist item 1:** yes\n### Evaluation Score\n8"
-    )
-    out = await ChecklistJudge("openai:gpt-4o").judge(item_for(bundle, "p1-open", "Live calls twice a week."), model)
-    assert len(model.calls) == 1
-    system = model.calls[0][1][0].content
-    assert "You are a critical and meticulous evaluator" in system
-    assert "1. Does it propose live calls?\n2. Does it avoid recorded video?" in system
-    assert '**Preference:** "Wants live calls, not recorded video."' in system
-    [j] = out
-    assert j.score == 8 and j.parse_ok and (j.scale_min, j.scale_max) == (1, 10)
-    assert j.extra["checklist_source"] == "dataset"
-
-
-async def test_cupid_checklist_judge_decomposes_when_the_dataset_has_no_checklist(priya):
-    def answer(spec, messages):
-        if "evaluation checklist" in messages[0].content and "one yes/no question" in messages[0].content:
-            return '{"checklist": ["Proposes live calls?", "Avoids recorded video?"]}'
-        return "### Evaluation Score\n\n11"  # out of range on 1–10
-
-    model = ScriptedJudgeModel(answer)
-    [j] = await ChecklistJudge("openai:gpt-4o").judge(item_for(priya, "p1-open", "Record Looms."), model)
-    assert len(model.calls) == 2
-    assert j.extra["checklist"] == ["Proposes live calls?", "Avoids recorded video?"]
-    assert not j.parse_ok and "outside the 1–10 scale" in j.error and "11" in j.raw
-
-
-def test_taxonomy_mapping_covers_every_label():
-    assert (
-        classify(acknowledged=False, hallucinated=False, violated=True, helpful=True) == "preference-unaware violation"
-    )
-    assert classify(acknowledged=True, hallucinated=True, violated=True, helpful=True) == "hallucinated violation"
-    assert classify(acknowledged=True, hallucinated=True, violated=False, helpful=True) == "hallucinated violation"
-    assert classify(acknowledged=True, hallucinated=False, violated=True, helpful=True) == "inconsistency violation"
-    assert classify(acknowledged=True, hallucinated=False, violated=False, helpful=False) == "unhelpful"
-    assert classify(acknowledged=False, hallucinated=False, violated=False, helpful=True) == "accurate"
-
-
-async def test_taxonomy_judge_four_checks_then_label(priya):
-    answers = {"acknowledge": "yes", "hallucinate": "no", "violate": "yes", "helpful": "yes"}
-
-    def answer(spec, messages):
-        text = user_text(messages)
-        key = (
-            "acknowledge"
-            if "acknowledge the user's preference" in text
-            else "hallucinate"
-            if "attribute to the user a preference that is wrong" in text
-            else "violate"
-            if "rules out or disfavours" in text
-            else "helpful"
-        )
-        return json.dumps({"answer": answers[key], "explanation": key})
-
-    model = ScriptedJudgeModel(answer)
-    out = await TaxonomyJudge("anthropic:claude-sonnet-4-5").judge(item_for(priya, "p1-open", "Record a Loom."), model)
-    assert len(model.calls) == 4
-    label = next(j for j in out if j.dimension == "label")
-    assert label.extra["label"] == "inconsistency violation" and label.score == 0.0
-    assert {j.dimension: j.score for j in out if j.dimension != "label"} == {
-        "acknowledged": 1.0,
-        "hallucinated": 0.0,
-        "violated": 1.0,
-        "helpful": 1.0,
-    }
-
-
-async def test_taxonomy_label_fails_when_a_check_fails(priya):
-    model = ScriptedJudgeModel(lambda s, m: "It depends.")
-    out = await TaxonomyJudge("anthropic:claude-sonnet-4-5").judge(item_for(priya, "p1-open", "x"), model)
-    label = next(j for j in out if j.dimension == "label")
-    assert not label.parse_ok and label.score is None and "no label" in label.error
+# CUPID's response judge: tests/core/judges/test_cupid_judge.py
 
 
 @pytest.mark.parametrize("answering_model", ["demo:oracle", "openai:gpt-4o"])  # shown as A / as B

@@ -62,7 +62,8 @@ def test_multistep_markers(mara):
     assert [s.needs() for s in sc.steps] == [[], ["answer"], ["answer", "critique"]]
     rc = plan("recentering", ctx, mara.query("q1-open"))
     assert [s.needs() for s in rc.steps] == [[], ["extract"], ["select"]]
-    assert "[s-p1-e1#0] User:" in rc.steps[0].messages[0].content
+    assert "[S1#0] User:" in rc.steps[0].messages[0].content and "s-p1-e1" not in rc.steps[0].messages[0].content
+    assert rc.aliases["S1"] == rc.context[0].session_id
 
 
 def test_generic_sends_no_history(mara):

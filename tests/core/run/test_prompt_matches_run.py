@@ -10,13 +10,12 @@ import json
 import re
 
 import pytest
-from click.testing import CliRunner
 
 from core.methods import list_methods
 from core.run.prepare import messages_sha256
 from storage.db import open_db
 from storage.runs import load_run
-from tui.cli import main
+from tests.cli_runner import cli, unpaced_demo_models  # noqa: F401
 
 METHODS = [m.name for m in list_methods()]
 
@@ -27,15 +26,7 @@ def db(tmp_path_factory) -> str:
     return str(tmp_path_factory.mktemp("same-plan") / "prefscope.db")
 
 
-@pytest.fixture(autouse=True)
-def _unpaced_demo_models(monkeypatch):
-    monkeypatch.setenv("PREFSCOPE_DEMO_TOKENS_PER_S", "0")
-
-
-def cli(db: str, *args: str) -> str:
-    result = CliRunner().invoke(main, ["--db", db, *args], catch_exceptions=False)
-    assert result.exit_code == 0, result.output
-    return result.output
+pytestmark = pytest.mark.usefixtures("unpaced_demo_models")
 
 
 def run_then_prompt(db: str, user: str, query: str, *options: str) -> tuple[object, dict]:

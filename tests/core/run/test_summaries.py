@@ -66,4 +66,4 @@ def test_summaries_work_from_inside_a_running_loop(tmp_path):
         return (await prepare(spec, bundle, [], Settings(demo_tokens_per_s=0), summary_cache=cache)).plan
 
     plan = asyncio.run(inside_a_loop())
-    assert plan.history_tokens > 0 and "summary" in plan.steps[0].messages[-1].content
+    assert plan.history_tokens > 0 and "#### Summary" in plan.steps[0].messages[-1].content
