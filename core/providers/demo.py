@@ -203,6 +203,8 @@ def _open_answer(prompt: dt.Prompt, lead: str | None, personal: list[str] | None
 
 
 def _choice_text(prompt: dt.Prompt, letter: str, why: str) -> str:
+    if prompt.choice_tags:  # follows the format the prompt asks for, as an instruction-tuned model would
+        return f"<choice>{letter}</choice>"
     return f"Answer: {letter}) {prompt.options.get(letter, '')}\n\n{why}"
 
 

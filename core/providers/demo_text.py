@@ -95,6 +95,8 @@ class Prompt:
     #: Earlier things the user said (separate messages, or ``User:`` lines inside one prompt).
     user_turns: list[str] = field(default_factory=list)
     tf_words: tuple[str, str] = ("Yes", "No")
+    #: The prompt asks for the answer as ``<choice>X</choice>`` (PrefEval's MCQ format).
+    choice_tags: bool = False
 
 
 def read_prompt(messages: list[Message], answer_format: str | None = None) -> Prompt:
@@ -128,7 +130,14 @@ def read_prompt(messages: list[Message], answer_format: str | None = None) -> Pr
         else:
             fmt = "open"
     tf_words = ("True", "False") if "true" in lowered and "false" in lowered and "yes" not in lowered else ("Yes", "No")
-    return Prompt(question=question, options=options, answer_format=fmt, user_turns=turns, tf_words=tf_words)
+    return Prompt(
+        question=question,
+        options=options,
+        answer_format=fmt,
+        user_turns=turns,
+        tf_words=tf_words,
+        choice_tags="<choice>" in lowered,
+    )
 
 
 def tokenize_for_stream(text: str) -> list[str]:

@@ -166,3 +166,13 @@ def test_demo_is_free_and_labelled():
     assert p.cost_usd(spec("generic"), 100, 100) == 0.0
     assert "demo" in p.label(spec("retrieval"))
     assert spec("generic").is_demo
+
+
+async def test_demo_models_answer_in_the_choice_tags_a_prefeval_prompt_asks_for():
+    asked = Message(
+        role="user", content=MCQ.content + "\nGive me your answer in this exact format: <choice>[A/B/C/D]</choice>"
+    )
+    plain = text_of(await collect(fast(), spec("oracle"), HISTORY + [MCQ], hints={"gold_preference": GOLD}))
+    tagged = text_of(await collect(fast(), spec("oracle"), HISTORY + [asked], hints={"gold_preference": GOLD}))
+    assert "<choice>" not in plain
+    assert tagged == "<choice>C</choice>"  # the vegetarian option, in the asked format
