@@ -43,6 +43,9 @@ class Settings(BaseModel):
     #: Sentence-embedding model for RAG and relevance (the paper used sup-simcse-roberta-large).
     embedding_model: str = "all-MiniLM-L6-v2"
     max_import_mb: int = 200
+    #: How long a write keeps retrying while another process holds the database's write lock;
+    #: far longer than a lock is normally held. A write still refused then is reported, never dropped.
+    write_deadline_s: float = Field(default=60.0, gt=0)
     #: Pace of the offline demo models.
     demo_tokens_per_s: float = 40.0
     models: list[str] = Field(default_factory=lambda: list(DEFAULT_DEMO_MODELS))

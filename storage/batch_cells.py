@@ -2,11 +2,26 @@
 
 Reads use the caller's connection; writes go through the run recorder's single writer, so a
 cell's row is always written after the run rows the recorder queued before it.
+
+A cell is claimed by one upsert whose ``WHERE`` admits only a claimable row (never tried, stopped,
+interrupted, failed before this batch started when retrying, or ``running`` for a process that is
+gone); the row count says whether this process got it. A running claim names its owner
+(``claimed by pid N on HOST`` in ``error``, which is otherwise empty while running), so a claim
+left by a killed process is taken over on resume. A cell whose answer could not be written is
+set back to ``interrupted`` (or stays ``running`` for a dead owner) and runs again on resume.
 """
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
+import os
+import re
+import socket
+import threading
+from collections import Counter
+from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass
 
 from sqlite_utils import Database
@@ -19,6 +34,53 @@ def _now() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds")
 
 
+_OWNER = re.compile(r"^claimed by pid (\d+) on (.*)$")
+
+
+def owner_note() -> str:
+    return f"claimed by pid {os.getpid()} on {socket.gethostname()}"
+
+
+def claim_is_dead(note: str | None) -> bool:
+    """A running cell's owner is gone: a process of this host that no longer exists.
+
+    Claims from other hosts are kept (their liveness cannot be checked from here); rows written
+    before claims named their owner count as dead, as they always did.
+    """
+    m = _OWNER.match(note or "")
+    if m is None:
+        return True
+    pid, host = int(m.group(1)), m.group(2)
+    if host != socket.gethostname() or pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:  # alive, someone else's
+        return False
+    return False
+
+
+_CLAIM = """
+INSERT INTO batch_cells (batch, cell_key, run_id, status, error, attempts, spec, updated_at)
+VALUES (:batch, :key, :run_id, 'running', :owner, 1, :spec, :now)
+ON CONFLICT (batch, cell_key) DO UPDATE SET run_id = excluded.run_id, status = 'running',
+    error = excluded.error, attempts = attempts + 1, updated_at = excluded.updated_at
+WHERE batch_cells.status IN ('pending', 'cancelled', 'interrupted')
+   OR (batch_cells.status = 'running' AND prefscope_claim_dead(batch_cells.error))
+   OR (:retry AND batch_cells.status IN ('error', 'partial') AND batch_cells.updated_at < :since)
+"""
+
+#: A dead owner may have stored its run in full and died before marking the cell: that cell is
+#: done, and re-running it would store its answer twice.
+_SETTLE_DEAD_CLAIM = """
+UPDATE batch_cells SET status = 'ok', error = NULL, updated_at = :now
+WHERE batch = :batch AND cell_key = :key AND status = 'running' AND prefscope_claim_dead(error)
+  AND EXISTS (SELECT 1 FROM runs WHERE runs.id = batch_cells.run_id AND runs.status = 'ok')
+"""
+
+
 @dataclass(frozen=True)
 class BatchSummary:
     batch: str
@@ -28,35 +90,64 @@ class BatchSummary:
 
 
 class SqliteCellStore:
-    def __init__(self, db: Database, writer: Writer):
+    """``lost(run_id)`` (the recorder's) says why a run's writes failed, or None if all were stored."""
+
+    def __init__(self, db: Database, writer: Writer, lost: Callable[[str], str | None] = lambda run_id: None):
         self.db = db
         self.writer = writer
+        self.lost = lost
+        #: Outcome status -> cells of that outcome whose answer could not be stored.
+        self.unstored: Counter[str] = Counter()
+        self._lock = threading.Lock()
 
     def statuses(self, batch: str) -> dict[str, str]:
         return dict(self.db.execute("SELECT cell_key, status FROM batch_cells WHERE batch = ?", [batch]).fetchall())
 
-    def started(self, batch: str, cell: Cell, run_id: str) -> None:
-        spec, now = cell.spec.model_dump_json(), _now()
+    async def claim(self, batch: str, cell: Cell, run_id: str, *, retry_failed: bool, since: str) -> bool:
+        params = {
+            "batch": batch,
+            "key": cell.key,
+            "run_id": run_id,
+            "owner": owner_note(),
+            "spec": cell.spec.model_dump_json(),
+            "now": _now(),
+            "retry": int(retry_failed),
+            "since": since,
+        }
 
-        def job(db: Database) -> None:
-            db.execute(
-                "INSERT INTO batch_cells (batch, cell_key, run_id, status, error, attempts, spec, updated_at) "
-                "VALUES (?, ?, ?, 'running', NULL, 1, ?, ?) "
-                "ON CONFLICT (batch, cell_key) DO UPDATE SET run_id = excluded.run_id, status = 'running', "
-                "error = NULL, attempts = attempts + 1, updated_at = excluded.updated_at",
-                (batch, cell.key, run_id, spec, now),
-            )
+        def job(db: Database) -> bool:
+            db.conn.create_function("prefscope_claim_dead", 1, claim_is_dead)
+            db.conn.execute(_SETTLE_DEAD_CLAIM, {k: params[k] for k in ("batch", "key", "now")})
+            return db.conn.execute(_CLAIM, params).rowcount == 1
 
-        self.writer.post(job)
+        # Awaited, not blocking: a busy database must not stall the runs already in flight. Shielded:
+        # a cancelled caller still gets the claim written, and releases it with ``finished``.
+        return await asyncio.shield(asyncio.wrap_future(self.writer.submit(job)))
 
     def finished(self, batch: str, cell: Cell, run_id: str, status: str, error: str | None) -> None:
         now = _now()
-        self.writer.post(
-            lambda db: db.execute(
-                "UPDATE batch_cells SET status = ?, error = ?, updated_at = ? WHERE batch = ? AND cell_key = ? AND run_id = ?",
-                (status, error, now, batch, cell.key, run_id),
+
+        def job(db: Database) -> bool:
+            lost = self.lost(run_id)
+            st, err = (
+                (status, error)
+                if lost is None
+                else ("interrupted", f"its answer could not be stored ({lost}); it runs again on resume")
             )
-        )
+            db.execute(
+                "UPDATE batch_cells SET status = ?, error = ?, updated_at = ? WHERE batch = ? AND cell_key = ? AND run_id = ?",
+                (st, err, now, batch, cell.key, run_id),
+            )
+            return lost is None
+
+        def counted(f: Future) -> None:
+            # A failed status write leaves the claim 'running' under this (soon gone) process: redone on resume.
+            stored = f.exception() is None and f.result() and self.lost(run_id) is None
+            if not stored and status not in ("cancelled", "pending"):
+                with self._lock:
+                    self.unstored[status] += 1
+
+        self.writer.submit(job).add_done_callback(counted)
 
 
 def list_batches(db: Database) -> list[BatchSummary]:

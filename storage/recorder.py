@@ -14,12 +14,15 @@ import hashlib
 import json
 import os
 import threading
+from collections.abc import Callable
+from concurrent.futures import Future
 from pathlib import Path
 from typing import cast
 
 from sqlite_utils import Database
 
 from core.judges.base import Judgment
+from core.providers.redact import redact
 from core.run.spec import (
     JudgeScored,
     ResponseFinished,
@@ -29,7 +32,7 @@ from core.run.spec import (
     RunStarted,
     TokensArrived,
 )
-from storage.writer import Writer
+from storage.writer import WRITE_DEADLINE_S, Writer, WriterError
 
 CHECKPOINT_S = 0.25
 
@@ -39,12 +42,17 @@ def _now() -> str:
 
 
 class RunRecorder:
-    def __init__(self, db_path: str | Path, *, checkpoint_s: float = CHECKPOINT_S):
-        self.writer = Writer(db_path)
+    def __init__(
+        self, db_path: str | Path, *, checkpoint_s: float = CHECKPOINT_S, write_deadline_s: float = WRITE_DEADLINE_S
+    ):
+        self.writer = Writer(db_path, deadline_s=write_deadline_s)
         self.checkpoint_s = checkpoint_s
         self._lock = threading.Lock()
         self._text: dict[str, list[str]] = {}
         self._dirty: set[str] = set()
+        #: run id -> the first failed write of that run; ``errors`` are raised once by ``flush``.
+        self.unstored: dict[str, str] = {}
+        self.errors: list[BaseException] = []
         self._stop = threading.Event()
         self._ticker = threading.Thread(target=self._tick, name="prefscope-checkpoint", daemon=True)
         self._ticker.start()
@@ -57,26 +65,58 @@ class RunRecorder:
                 self._dirty.add(event.response_id)
             return
         if isinstance(event, RunStarted):
-            self.writer.post(lambda db: _insert_run(db, event))
+            self._write(event.run_id, lambda db: _insert_run(db, event))
         elif isinstance(event, ResponseStarted):
             with self._lock:
                 self._text[event.response_id] = []
-            self.writer.post(lambda db: _insert_response(db, event))
+            self._write(event.run_id, lambda db: _insert_response(db, event))
         elif isinstance(event, ResponseFinished):
             with self._lock:
                 self._text.pop(event.response_id, None)
                 self._dirty.discard(event.response_id)
-            self.writer.post(lambda db: _finish_response(db, event))
+            self._write(event.run_id, lambda db: _finish_response(db, event))
         elif isinstance(event, JudgeScored):
             # JudgeScored types its judgment as object; once it says Judgment, warn_redundant_casts flags this cast.
             judgment = cast(Judgment, event.judgment)
-            self.writer.post(lambda db: insert_judgment(db, event.run_id, event.response_id, judgment))
+            self._write(event.run_id, lambda db: insert_judgment(db, event.run_id, event.response_id, judgment))
         elif isinstance(event, RunFinished):
-            self.writer.post(
+            self._write(
+                event.run_id,
                 lambda db: db.execute(
                     "UPDATE runs SET status = ?, finished_at = ? WHERE id = ?", (event.status, _now(), event.run_id)
-                )
+                ),
             )
+
+    def _write(self, run_id: str, job: Callable[[Database], object]) -> None:
+        """Post a run's write, remembering the run if it fails, so nobody reports it as stored.
+
+        A failure inside the transaction is noted at once (a later job of the same batch, such as
+        a batch cell's status, sees it); a refused BEGIN/COMMIT when the batch's futures resolve.
+        """
+
+        def tracked(db: Database) -> object:
+            try:
+                return job(db)
+            except BaseException as exc:
+                self._lost(run_id, exc)
+                raise
+
+        def refused(f: Future) -> None:
+            if f.exception() is not None:
+                self._lost(run_id, f.exception())
+
+        self.writer.submit(tracked).add_done_callback(refused)
+
+    def _lost(self, run_id: str, exc: BaseException | None) -> None:
+        with self._lock:
+            if run_id not in self.unstored:
+                self.unstored[run_id] = f"{type(exc).__name__}: {exc}"
+                self.errors.append(exc or RuntimeError("write failed"))
+
+    def lost(self, run_id: str) -> str | None:
+        """Why a write of this run failed (it is then not completely stored), or None."""
+        with self._lock:
+            return self.unstored.get(run_id)
 
     __call__ = record
 
@@ -102,14 +142,23 @@ class RunRecorder:
         self.writer.post(job)
 
     def flush(self) -> None:
+        """Wait for every write; raise WriterError (once) for the runs' writes that failed."""
         self.checkpoint()
         self.writer.flush()
+        self._raise_errors()
+
+    def _raise_errors(self) -> None:
+        with self._lock:
+            errors, self.errors = self.errors, []
+        if errors:
+            raise WriterError(errors)
 
     def close(self) -> None:
         self._stop.set()
         self._ticker.join(timeout=2)
         self.checkpoint()
         self.writer.close()
+        self._raise_errors()
 
 
 # -- write jobs (writer thread) ------------------------------------------------------------
@@ -127,7 +176,7 @@ def _insert_run(db: Database, e: RunStarted) -> None:
             "seed": spec.seed,
             "method": spec.method,
             "label": spec.label,
-            "spec": spec.model_dump_json(),
+            "spec": redact(spec.model_dump_json()),  # a base_url may carry a key
             "plan": json.dumps(plan_meta, ensure_ascii=False),
             "status": "running",
             "pid": os.getpid(),
@@ -171,7 +220,7 @@ def _insert_response(db: Database, e: ResponseStarted) -> None:
             "provider": e.model.provider,
             "is_demo": int(e.model.is_demo),
             "params": e.model.params.model_dump_json(),
-            "base_url": e.model.base_url,
+            "base_url": redact(e.model.base_url),
             "step": e.step,
             "is_final": int(e.is_final_step),
             "request_hash": e.request_hash,
@@ -190,7 +239,7 @@ def _finish_response(db: Database, e: ResponseFinished) -> None:
         {
             "text": e.text,
             "status": e.status,
-            "error": e.error,
+            "error": redact(e.error),
             "ttft_ms": e.ttft_ms,
             "duration_ms": e.duration_ms,
             "input_tokens": e.input_tokens,
@@ -233,7 +282,7 @@ def insert_judgment(db: Database, run_id: str, response_id: str | None, j: Judgm
             "temperature": j.temperature,
             "heuristic": int(j.heuristic),
             "human": int(j.human),
-            "error": j.error,
+            "error": redact(j.error),
             "extra": json.dumps(j.extra, ensure_ascii=False),
             "created_at": _now(),
         }

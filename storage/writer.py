@@ -13,6 +13,8 @@ Jobs run one at a time in submission order. The writer groups the jobs waiting i
 one transaction (up to ``batch`` jobs), each inside its own savepoint: a failing job is rolled
 back alone and the others still commit. A job's outcome is known only after the COMMIT, so
 ``submit()``'s future resolves then; if the COMMIT itself fails, every job of that batch fails.
+While another connection holds the write lock, a batch is retried with backoff for up to
+``deadline_s`` (far longer than anyone normally holds the lock); only then do its jobs fail.
 
 Errors are never swallowed: ``submit()`` delivers a job's exception through its future;
 ``post()`` jobs have no future, so their exceptions are kept and raised (as :class:`WriterError`)
@@ -24,7 +26,9 @@ inside a job) and must not ``await``.
 from __future__ import annotations
 
 import queue
+import sqlite3
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from pathlib import Path
@@ -33,9 +37,19 @@ from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from sqlite_utils import Database
 
-from storage.db import open_db
+from storage.db import BUSY_TIMEOUT_MS, open_db
 
 T = TypeVar("T")
+
+#: How long a batch of writes keeps retrying while the database is busy (``write_deadline_s``).
+WRITE_DEADLINE_S = 60.0
+_BUSY_CODES = {sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED}
+
+
+def is_busy(exc: BaseException) -> bool:
+    """SQLITE_BUSY / SQLITE_LOCKED (any extended code): another connection holds the lock."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    return isinstance(exc, sqlite3.OperationalError) and code is not None and code & 0xFF in _BUSY_CODES
 
 
 @runtime_checkable
@@ -68,9 +82,18 @@ _STOP = object()
 class Writer:
     """A dedicated writer thread with its own connection to ``path`` (default: the configured DB)."""
 
-    def __init__(self, path: str | Path | None = None, *, batch: int = 200, name: str = "prefscope-writer"):
+    def __init__(
+        self,
+        path: str | Path | None = None,
+        *,
+        batch: int = 200,
+        name: str = "prefscope-writer",
+        deadline_s: float = WRITE_DEADLINE_S,
+    ):
         self._queue: queue.Queue = queue.Queue()
         self._batch = batch
+        #: Read by the writer thread before each batch, so it may be changed after start.
+        self.deadline_s = deadline_s
         self._errors: list[BaseException] = []
         self._errors_lock = threading.Lock()
         self._closed = False
@@ -167,6 +190,31 @@ class Writer:
             db.close()
 
     def _apply_batch(self, db: Database, items: list[tuple]) -> None:
+        deadline = time.monotonic() + self.deadline_s
+        pause = 0.05
+        while True:
+            # Each attempt waits at most what is left of the deadline inside SQLite's busy handler.
+            left_ms = max(1, int((deadline - time.monotonic()) * 1000))
+            db.conn.execute(f"PRAGMA busy_timeout = {min(BUSY_TIMEOUT_MS, left_ms)}")
+            outcomes = self._attempt(db, items)
+            busy = [v for ok, v in outcomes if not ok and is_busy(v)]
+            if len(busy) < len(items) or time.monotonic() + pause > deadline:
+                break
+            time.sleep(pause)  # BEGIN or COMMIT was refused: nothing of this batch is stored, try again
+            pause = min(pause * 2, 1.0)
+        for (_, future), (ok, value) in zip(items, outcomes):
+            if future is None:
+                if not ok:
+                    with self._errors_lock:
+                        self._errors.append(value)
+            elif future.cancelled():
+                pass  # the caller gave up waiting; the job ran anyway and its outcome is moot
+            elif ok:
+                future.set_result(value)
+            else:
+                future.set_exception(value)
+
+    def _attempt(self, db: Database, items: list[tuple]) -> list[tuple[bool, Any]]:
         outcomes: list[tuple[bool, Any]] = []
         try:
             db.conn.execute("BEGIN IMMEDIATE")
@@ -194,12 +242,4 @@ class Writer:
             if db.conn.in_transaction:
                 db.conn.execute("ROLLBACK")
             outcomes = [(False, exc)] * len(items)
-        for (_, future), (ok, value) in zip(items, outcomes):
-            if future is None:
-                if not ok:
-                    with self._errors_lock:
-                        self._errors.append(value)
-            elif ok:
-                future.set_result(value)
-            else:
-                future.set_exception(value)
+        return outcomes

@@ -8,6 +8,7 @@ from textual.app import App
 from textual.binding import Binding
 
 from core.settings import Settings
+from core.text.terminal_safe import terminal_safe
 from tui.screens.commands import WorkbenchCommands
 
 UI_STATE = "ui-state.json"  # in the data dir: what the operator chose in the app (the theme)
@@ -62,7 +63,7 @@ class PrefscopeApp(App):
             )
         )
         for note in self.startup_notes:
-            self.notify(note, timeout=6)
+            self.notify(terminal_safe(note), timeout=6, markup=False)
 
     # -- the remembered theme ------------------------------------------------------------
     def _state_path(self):

@@ -38,15 +38,18 @@ class Workbench:
         db_path: Path | str | None = None,
         *,
         provider_for: Callable[[ModelSpec], Provider] | None = None,
+        readonly: bool = False,
     ):
         """``provider_for`` replaces the provider registry (tests inject scripted providers).
-        ``db_path=":memory:"`` gives a throwaway database (`prefscope prompt --bundle`)."""
+        ``db_path=":memory:"`` gives a throwaway database (`prefscope prompt --bundle`).
+        ``readonly``: for commands that only read; nothing is created or written."""
         from storage.db import open_db
 
         self.settings = settings
         self._provider_for = provider_for
         self.db_path = Path(db_path or settings.db).expanduser()
-        self.db = open_db(self.db_path)
+        self.readonly = readonly
+        self.db = open_db(self.db_path, readonly=readonly)
         self._db_thread = threading.get_ident()
         self._providers: dict[str, Provider] = {}
         self._users: dict[str, UserBundle] = {}
@@ -64,14 +67,16 @@ class Workbench:
         *,
         sample_data: bool = True,
         provider_for: Callable[[ModelSpec], Provider] | None = None,
+        readonly: bool = False,
     ) -> Workbench:
         """A workbench ready for work: the sample users imported into an empty database
-        (``sample_data``) and runs a killed process left 'running' marked interrupted."""
+        (``sample_data``) and runs a killed process left 'running' marked interrupted (both
+        skipped when ``readonly``)."""
         from storage.runs import mark_interrupted
 
-        wb = cls(settings, db_path, provider_for=provider_for)
-        imported = wb.ensure_sample_data() if sample_data else []
-        interrupted = mark_interrupted(wb.db)
+        wb = cls(settings, db_path, provider_for=provider_for, readonly=readonly)
+        imported = wb.ensure_sample_data() if sample_data and not readonly else []
+        interrupted = [] if readonly else mark_interrupted(wb.db)
         if imported:
             wb.startup_notes.append(f"first run: imported the sample data ({', '.join(imported)})")
         if interrupted:
@@ -137,7 +142,7 @@ class Workbench:
             return
         from storage.db import open_db
 
-        db = open_db(self.db_path)
+        db = open_db(self.db_path, readonly=self.readonly)
         try:
             yield db
         finally:
@@ -252,14 +257,18 @@ class Workbench:
 
         return load_run(self.db, run_id)
 
-    def export_runs(self, run_ids: list[str], path: Path, *, fmt: str = "csv") -> int:
-        """Export the runs (one row per final response, scores in columns) through storage.export."""
+    def export_runs(self, run_ids: list[str], path: Path, *, fmt: str = "csv", force: bool = False) -> int:
+        """Export the runs (one row per final response, scores in columns) through storage.export.
+        Never onto the database or another SQLite file, nor over an existing file unless ``force``
+        (``storage.output_files.OutputRefused``, a ValueError); written whole or not at all."""
         from storage.export import RunFilter, export
+        from storage.output_files import replace_atomically
 
         self.flush()
         path = Path(path).expanduser()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("w", encoding="utf-8", newline="") as fh:
+        path.parent.mkdir(parents=True, exist_ok=True)  # the default exports folder
+        hint = "choose another file name"
+        with replace_atomically(path, protect=[self.db_path], force=force, hint=hint) as fh:
             return export(self.db, fh, f=RunFilter(run_ids=list(run_ids)), fmt=fmt)
 
     def flush(self) -> None:

@@ -24,6 +24,7 @@ from core.providers.base import CALLS_A_MODEL, ModelSpec
 from core.providers.clients import LoopClients
 from core.providers.events import Delta, Done, Error, StreamEvent, Usage
 from core.providers.failures import Family, classify
+from core.providers.redact import remember_key_env
 from core.providers.streaming import StreamState, guarded
 from core.providers.tls import ssl_context
 
@@ -61,6 +62,7 @@ class AnthropicProvider:
         self.read_timeout_s = read_timeout_s
         self.connect_timeout_s = connect_timeout_s
         self.default_max_tokens = default_max_tokens
+        remember_key_env(api_key_env)  # its value is redacted from every error and stored text
         self._family = Family(
             status_error=(anthropic.APIStatusError,),
             timeout_error=(anthropic.APITimeoutError,),
@@ -127,6 +129,7 @@ class AnthropicProvider:
         stream = await client.messages.create(**self.request_kwargs(spec, messages), timeout=timeout)
         input_tokens = output_tokens = None
         finish = None
+        stopped = False  # message_stop seen: the server finished the message
         async with stream:
             async for event in stream:
                 kind = event.type
@@ -140,9 +143,11 @@ class AnthropicProvider:
                     if event.usage is not None and event.usage.output_tokens is not None:
                         output_tokens = event.usage.output_tokens
                     finish = event.delta.stop_reason or finish
+                elif kind == "message_stop":
+                    stopped = True
         if input_tokens is not None or output_tokens is not None:
             yield Usage(input_tokens, output_tokens)
-        yield Done(finish)
+        yield Done(finish, complete=stopped)
 
 
 def _make_client(base_url: str | None, key: str) -> anthropic.AsyncAnthropic:

@@ -36,6 +36,9 @@ class Usage:
 class Done:
     finish_reason: str | None = None
     t: float = field(default_factory=now)
+    #: False when the stream ended cleanly but without its finish signal (no finish_reason /
+    #: ``[DONE]``, no ``message_stop``): the text may be cut short, so it is stored as incomplete.
+    complete: bool = True
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,6 +26,7 @@ from core.providers.base import CALLS_A_MODEL, ModelSpec
 from core.providers.clients import LoopClients
 from core.providers.events import Error, StreamEvent
 from core.providers.failures import classify, openai_family
+from core.providers.redact import remember_key_env
 from core.providers.streaming import StreamState, guarded, openai_chunk_events
 from core.providers.tls import ssl_context
 
@@ -55,6 +56,7 @@ class OpenAIChatProvider:
         self.read_timeout_s = read_timeout_s
         self.connect_timeout_s = connect_timeout_s
         self._family = openai_family(key_env=api_key_env or "")
+        remember_key_env(api_key_env)  # its value is redacted from every error and stored text
 
     @classmethod
     def from_settings(cls, settings: Settings | None, response_cache: ResponseCache | None) -> OpenAIChatProvider:

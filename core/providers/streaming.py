@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncGenerator, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from core.providers.events import Delta, Done, Error, StreamEvent, Usage
+from core.providers.redact import redact
 
 
 @dataclass
@@ -55,17 +56,19 @@ async def guarded(
                 return
             except TimeoutError as exc:
                 if window.expired():
-                    yield Error(
-                        f"{label}: no complete reply within the {timeout_s:g}s deadline ({state.where()}); "
-                        "raise the model's timeout_s or lower max_tokens",
-                        kind="timeout",
-                        before_first_byte=not state.streamed,
+                    yield _redacted(
+                        Error(
+                            f"{label}: no complete reply within the {timeout_s:g}s deadline ({state.where()}); "
+                            "raise the model's timeout_s or lower max_tokens",
+                            kind="timeout",
+                            before_first_byte=not state.streamed,
+                        )
                     )
                 else:
-                    yield classify(exc, state)
+                    yield _redacted(classify(exc, state))
                 return
             except Exception as exc:  # noqa: BLE001 - every failure becomes an Error event, by contract
-                yield classify(exc, state)
+                yield _redacted(classify(exc, state))
                 return
             if isinstance(event, Delta):
                 state.deltas += 1
@@ -73,6 +76,11 @@ async def guarded(
             yield event
     finally:
         await producer.aclose()
+
+
+def _redacted(err: Error) -> Error:
+    """The error with secrets removed: servers echo keys and headers in their error bodies."""
+    return replace(err, message=redact(err.message))
 
 
 async def openai_chunk_events(chunks) -> AsyncGenerator[StreamEvent, None]:
@@ -93,4 +101,4 @@ async def openai_chunk_events(chunks) -> AsyncGenerator[StreamEvent, None]:
             finish = choice.finish_reason
     if usage is not None:
         yield Usage(usage.prompt_tokens, usage.completion_tokens)
-    yield Done(finish)
+    yield Done(finish, complete=finish is not None)

@@ -9,11 +9,16 @@ Resuming: the store knows each cell's last status. ``ok`` cells are skipped; ``e
 (a killed process) and unknown cells run. Stopping (Ctrl-C → :meth:`BatchRunner.stop`, or
 cancelling the task) cancels the runs in flight — the engine stores them as cancelled with their
 partial text — and marks their cells ``cancelled``; everything finished so far is already stored.
+
+Claiming: a cell runs only after the store has claimed it atomically for this process
+(:meth:`CellStore.claim`), so any number of processes on one batch name split its cells and each
+cell runs once; a cell another process holds is counted in ``elsewhere``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -30,7 +35,13 @@ class CellStore(Protocol):
         """cell key -> last status, for every cell this batch has tried."""
         ...
 
-    def started(self, batch: str, cell: Cell, run_id: str) -> None: ...
+    async def claim(self, batch: str, cell: Cell, run_id: str, *, retry_failed: bool, since: str) -> bool:
+        """Take the cell for this process unless it is done, or held by a live process.
+
+        Failed cells are taken only with ``retry_failed`` and only if they failed before ``since``
+        (this batch's start), so two retrying processes do not run one cell twice.
+        """
+        ...
 
     def finished(self, batch: str, cell: Cell, run_id: str, status: str, error: str | None) -> None: ...
 
@@ -53,6 +64,10 @@ class Progress:
     failed: int = 0
     cancelled: int = 0
     running: int = 0
+    #: Cells another process claimed first (they are its to run).
+    elsewhere: int = 0
+    #: Cells that ran but whose answer could not be written (they run again on resume).
+    unstored: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
     #: Sum of known prices; responses without a price are counted in ``unpriced``.
@@ -64,7 +79,7 @@ class Progress:
 
     @property
     def to_run(self) -> int:
-        return self.total - self.skipped
+        return self.total - self.skipped - self.elsewhere
 
     def cost_text(self) -> str:
         if self.unpriced and not self.priced:
@@ -112,6 +127,7 @@ class BatchRunner:
         self._new_run_id = new_run_id
         self._workers: list[asyncio.Task] = []
         self._stop_requested = False
+        self._since = ""
 
     def plan(self) -> tuple[list[Cell], list[Cell]]:
         return select(self.cells, self.store.statuses(self.batch), retry_failed=self.retry_failed)
@@ -123,6 +139,7 @@ class BatchRunner:
             w.cancel()
 
     async def run(self) -> Progress:
+        self._since = dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds")
         todo, skipped = self.plan()
         p = self.progress
         p.total, p.skipped = len(self.cells), len(skipped)
@@ -140,7 +157,9 @@ class BatchRunner:
             await asyncio.gather(*self._workers)
         except asyncio.CancelledError:
             for w in self._workers:
-                w.cancel()
+                # A second cancel would cut short a worker's cleanup (its run's cancelled record).
+                if not w.cancelling():
+                    w.cancel()
             await asyncio.gather(*self._workers, return_exceptions=True)
             p.stopped = True
             self.on_progress(p)
@@ -157,13 +176,33 @@ class BatchRunner:
             except asyncio.QueueEmpty:
                 return
             run_id = self._new_run_id()
-            self.store.started(self.batch, cell, run_id)
+            try:
+                mine = await self.store.claim(
+                    self.batch, cell, run_id, retry_failed=self.retry_failed, since=self._since
+                )
+            except asyncio.CancelledError:  # the claim may still land: give the cell back untouched
+                self.store.finished(self.batch, cell, run_id, "pending", None)
+                raise
+            except Exception as exc:  # e.g. the database stayed locked past the write deadline
+                p.failed += 1
+                if len(p.errors) < 20:
+                    p.errors.append(f"{cell.spec.user_id}/{cell.spec.query_id} {cell.model.id}: not started: {exc}")
+                self.on_progress(p)
+                continue
+            if not mine:
+                p.elsewhere += 1
+                self.on_progress(p)
+                continue
             p.running += 1
             self.on_progress(p)
             try:
                 outcome = await self.run_cell(cell, run_id)
             except asyncio.CancelledError:
                 p.running -= 1
+                began = getattr(self.run_cell, "began", lambda run_id: True)
+                if not began(run_id):  # stopped while its plan was built: no run exists, give it back
+                    self.store.finished(self.batch, cell, run_id, "pending", None)
+                    raise
                 p.cancelled += 1
                 self.store.finished(
                     self.batch,

@@ -11,7 +11,7 @@ from core.plan import PromptPlan
 from core.run.batch import CellOutcome, Progress
 from core.run.engine import Engine, EngineOptions, ProviderFor
 from core.run.grid import Cell
-from core.run.spec import ResponseFinished, RunEvent, RunFinished, RunSpec
+from core.run.spec import ResponseFinished, RunEvent, RunFinished, RunSpec, RunStarted
 
 
 class EngineCellRunner:
@@ -45,6 +45,7 @@ class EngineCellRunner:
         self._plan_cache = max(1, plan_cache)
         self._status: dict[str, str] = {}
         self._errors: dict[str, str] = {}
+        self._began: set[str] = set()
         self.progress = progress or Progress()
 
     async def plan_for(self, cell: Cell) -> PromptPlan:
@@ -71,9 +72,15 @@ class EngineCellRunner:
                 p.unpriced += 1
             if event.error and event.status != "cancelled":
                 self._errors.setdefault(event.run_id, event.error)
+        elif isinstance(event, RunStarted):
+            self._began.add(event.run_id)
         elif isinstance(event, RunFinished):
             self._status[event.run_id] = event.status
         self._downstream(event)
+
+    def began(self, run_id: str) -> bool:
+        """The engine has started (and recorded) this run; until then a stop leaves no run behind."""
+        return run_id in self._began
 
     async def __call__(self, cell: Cell, run_id: str) -> CellOutcome:
         try:
@@ -82,4 +89,5 @@ class EngineCellRunner:
         except Exception as exc:
             return CellOutcome("error", f"could not prepare the prompt: {type(exc).__name__}: {exc}")
         await self.engine.run(cell.spec, plan, bundle, run_id=run_id)
+        self._began.discard(run_id)
         return CellOutcome(self._status.pop(run_id, "error"), self._errors.pop(run_id, None))

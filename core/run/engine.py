@@ -23,7 +23,7 @@ from core.model import UserBundle
 from core.plan import Message, PromptPlan, PromptStep, fill
 from core.providers.base import ModelSpec, Provider
 from core.providers.calls import Completion, collect
-from core.providers.events import Delta, Error, StreamEvent, Usage
+from core.providers.events import Delta, Done, Error, StreamEvent, Usage
 from core.providers.hints import Hints, gold_hints
 from core.providers.recording import request_hash
 from core.providers.retry import RetryPolicy, retrying
@@ -243,6 +243,9 @@ class Engine:
                             self._emit(TokensArrived(response_id, event.text, event.t))
                         elif isinstance(event, Usage):
                             usage = event
+                        elif isinstance(event, Done) and not event.complete:
+                            status = "incomplete"
+                            error = "the stream ended without its finish signal; the answer may be cut short"
                         elif isinstance(event, Error):
                             status, error = "error", event.message
         except TimeoutError:

@@ -18,7 +18,8 @@ from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_seri
 from core.plan import PromptPlan
 from core.providers.base import ModelSpec
 
-ResponseStatus = Literal["running", "ok", "error", "cancelled", "interrupted"]
+#: ``incomplete``: the stream ended without its finish signal; the text kept may be cut short.
+ResponseStatus = Literal["running", "ok", "error", "cancelled", "interrupted", "incomplete"]
 
 
 def new_id(prefix: str) -> str:

@@ -75,6 +75,23 @@ def _recorded(db: Database) -> set[int]:
     return {r[0] for r in db.conn.execute("SELECT version FROM migrations")}
 
 
+def check_known(db: Database, migrations: list[Migration] | None = None) -> None:
+    """Raise :class:`MigrationError` if ``db`` was migrated by a newer prefscope."""
+    known = {m.version for m in (discover() if migrations is None else migrations)}
+    unknown = _recorded(db) - known
+    if unknown:
+        raise MigrationError(
+            f"the database has schema migration(s) {sorted(unknown)} that this prefscope does not know; "
+            "upgrade prefscope or point --db at another file"
+        )
+
+
+def pending(db: Database, migrations: list[Migration] | None = None) -> list[Migration]:
+    """The known migrations not yet recorded in ``db`` (what :func:`migrate` would apply)."""
+    recorded = _recorded(db)
+    return [m for m in (discover() if migrations is None else migrations) if m.version not in recorded]
+
+
 def migrate(db: Database, migrations: list[Migration] | None = None) -> list[str]:
     """Apply every known migration not yet recorded, in number order. Returns the names applied.
 
@@ -82,13 +99,8 @@ def migrate(db: Database, migrations: list[Migration] | None = None) -> list[str
     (two branches adding 004 and 005) is still applied.
     """
     migrations = discover() if migrations is None else migrations
+    check_known(db, migrations)
     recorded = _recorded(db)
-    unknown = recorded - {m.version for m in migrations}
-    if unknown:
-        raise MigrationError(
-            f"the database has schema migration(s) {sorted(unknown)} that this prefscope does not know; "
-            "upgrade prefscope or point --db at another file"
-        )
     done: list[str] = []
     for migration in migrations:
         if migration.version in recorded:

@@ -14,7 +14,7 @@ import json
 import threading
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from aiohttp import web
@@ -82,6 +82,12 @@ def _redact(headers) -> tuple[dict[str, str], str | None]:
         else:
             out[low] = value
     return out, auth
+
+
+def _echo(request: web.Request) -> str:
+    """What a careless server puts in an error body: the credentials it was sent, and its URL."""
+    sent = [f"{name}: {value}" for name, value in request.headers.items() if name.lower() in SECRET_HEADERS]
+    return f"request {request.url} with {', '.join(sent) or 'no credentials'}"
 
 
 class ScriptedServer:
@@ -213,6 +219,8 @@ class ScriptedServer:
         if reply.status != 200:
             self.log.outcomes.append(f"http:{reply.status}")
             headers_out = {"retry-after": reply.retry_after} if reply.retry_after is not None else {}
+            if reply.echo_credentials:
+                reply = replace(reply, error_message=f"{reply.error_message}; {_echo(request)}")
             return web.json_response(self.encoder.http_error_body(reply), status=reply.status, headers=headers_out)
         return await self._stream(request, reply, body or {})
 
@@ -246,6 +254,8 @@ class ScriptedServer:
         kind = reply.fault
         if kind == "error_frame":
             await self._write(request, resp, self.encoder.error_frame(reply))
+            await resp.write_eof()
+        elif kind == "eof":
             await resp.write_eof()
         elif kind == "malformed":
             await self._write(request, resp, self.encoder.malformed(reply))

@@ -10,7 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-Fault = Literal["error_frame", "drop", "stall", "malformed"]
+#: ``eof`` ends the stream cleanly but without its finish frames (no finish_reason / [DONE] /
+#: message_stop), as a proxy that cuts a reply short does.
+Fault = Literal["error_frame", "drop", "stall", "malformed", "eof"]
 
 
 @dataclass
@@ -29,6 +31,8 @@ class Reply:
     error_message: str = "scripted failure"
     error_type: str | None = None
     retry_after: str | None = None
+    #: Put the request's credential headers and URL into the HTTP error message (a careless server).
+    echo_credentials: bool = False
     #: A failure injected after ``fault_after`` text frames.
     fault: Fault | None = None
     fault_after: int = 1

@@ -150,3 +150,50 @@ def test_a_migration_numbered_into_a_gap_is_still_applied(tmp_path):
     assert migrate(db, [everything[0], everything[2]]) == ["m001_a", "m003_c"]
     assert migrate(db, everything) == ["m002_b"]  # merged later, numbered below the newest
     assert db.execute("PRAGMA user_version").fetchone()[0] == 3
+
+
+def test_a_fresh_file_is_stamped_ours_and_a_legacy_one_is_stamped_on_open(tmp_path):
+    from storage.db import APPLICATION_ID
+
+    path = tmp_path / "p.db"
+    assert open_db(path).execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
+    raw = sqlite3.connect(path)
+    raw.execute("PRAGMA application_id = 0")  # a database made before the stamp existed
+    raw.close()
+    db = open_db(path)
+    assert db.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
+    assert migrate(db) == []
+
+
+def test_another_applications_file_is_refused_byte_for_byte_untouched(tmp_path):
+    import hashlib
+
+    from storage.db import DatabaseRefused
+
+    path = tmp_path / "theirs.db"
+    raw = sqlite3.connect(path)
+    raw.executescript("CREATE TABLE migrations (id INTEGER); CREATE TABLE notes (t TEXT);")  # a name clash
+    raw.close()
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    for readonly in (False, True):
+        with pytest.raises(DatabaseRefused, match="another application"):
+            open_db(path, readonly=readonly)
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == digest
+
+
+def test_a_readonly_open_brings_an_old_schema_up_to_date_first(tmp_path):
+    path = tmp_path / "old.db"
+    db = open_db(path, migrate=False)
+    migrate(db, discover()[:2])
+    db.close()
+    db = open_db(path, readonly=True)
+    assert current_version(db) == discover()[-1].version
+    db.close()
+
+
+def test_a_readonly_open_of_a_missing_file_creates_nothing(tmp_path):
+    from storage.db import DatabaseRefused
+
+    with pytest.raises(DatabaseRefused, match="no database at"):
+        open_db(tmp_path / "missing" / "p.db", readonly=True)
+    assert not (tmp_path / "missing").exists()

@@ -136,6 +136,7 @@ def batch(
 ) -> None:
     """Run a grid of cases (users × queries × expressions × contexts × methods × models)."""
     from rich.console import Console
+    from rich.text import Text
 
     from tui.cli.batch_session import BatchSetupError, open_batch
     from tui.cli.batch_view import estimate_table, progress_view, summary_line
@@ -178,13 +179,21 @@ def batch(
             return
         _confirm(est, yes, confirm_above_usd, confirm_above_tokens)
         with view:
-            progress = asyncio.run(_run(session))
+            asyncio.run(_run(session))
+        progress = session.finish()  # every write waited for: the summary says what is stored
         console.print(summary_line(session.name, progress))
+        if progress.elsewhere:
+            console.print(f"{progress.elsewhere} cells were taken by another process running this batch")
+        if progress.unstored:
+            console.print(
+                f"[red]{progress.unstored} answers were not stored[/red] (the database refused the writes; "
+                "see write_deadline_s); their cells run again when you resume with the same command"
+            )
         for err in progress.errors[:5]:
-            console.print(f"  [red]error[/red] {err}")
+            console.print(Text.assemble(("  error ", "red"), err))
         if progress.stopped:
             ctx.exit(130)
-        if progress.failed:
+        if progress.failed or progress.unstored:
             ctx.exit(1)
     finally:
         session.close()

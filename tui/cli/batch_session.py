@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from core.run.batch import BatchRunner, Progress
 from core.run.cells import EngineCellRunner
@@ -18,6 +19,9 @@ from core.run.engine import EngineOptions
 from core.run.estimate import Estimate, estimate_cells
 from core.run.grid import Cell, Grid, GridError, expand
 from tui.workbench import Workbench
+
+if TYPE_CHECKING:
+    from storage.batch_cells import SqliteCellStore
 
 
 class BatchSetupError(RuntimeError):
@@ -39,6 +43,7 @@ class BatchSession:
     cell_runner: EngineCellRunner
     progress: Progress
     workbench: Workbench
+    store: SqliteCellStore
     #: Close the workbench with the session (it was opened for this batch only).
     owns_workbench: bool = False
 
@@ -53,10 +58,34 @@ class BatchSession:
     def stop(self) -> None:
         self.runner.stop()
 
+    def finish(self) -> Progress:
+        """Wait for every write, then make the progress say what is stored.
+
+        Cells whose answer could not be written are moved from their outcome's count to
+        ``unstored`` (the store already set them back to run again on resume).
+        """
+        from storage.writer import WriterError
+
+        try:
+            self.workbench.flush()
+        except WriterError:
+            pass  # every failed write of a run is counted per cell below; none is dropped silently
+        p = self.progress
+        for status, n in self.store.unstored.items():
+            if status == "ok":
+                p.ok -= n
+            else:
+                p.failed -= n
+            p.unstored += n
+        self.store.unstored.clear()
+        return p
+
     def close(self) -> None:
-        self.workbench.flush()
-        if self.owns_workbench:
-            self.workbench.close()
+        try:
+            self.finish()
+        finally:
+            if self.owns_workbench:
+                self.workbench.close()
 
 
 def open_batch(
@@ -70,6 +99,7 @@ def open_batch(
     from core.judges import JudgeSpecError
     from storage.batch_cells import SqliteCellStore
     from storage.users import UnknownUser, user_ids
+    from storage.writable import NotWritable, check_writable
 
     def load_bundle(user_id: str):
         try:
@@ -94,6 +124,11 @@ def open_batch(
         cells = [Cell(c.key, c.spec.model_copy(update={"label": name})) for c in cells]
     progress = Progress()
     recorder = workbench.recorder()
+    recorder.writer.deadline_s = workbench.settings.write_deadline_s
+    try:
+        check_writable(recorder.writer, workbench.db_path)
+    except NotWritable as exc:
+        raise BatchSetupError(f"{exc}; nothing was run") from None
     cell_runner = EngineCellRunner(
         workbench.provider,
         recorder.record,
@@ -103,14 +138,15 @@ def open_batch(
         options=EngineOptions(per_provider=grid.concurrency.per_provider),
         progress=progress,
     )
+    store = SqliteCellStore(workbench.db, recorder.writer, recorder.lost)
     runner = BatchRunner(
         name,
         cells,
-        SqliteCellStore(workbench.db, recorder.writer),
+        store,
         cell_runner,
         max_runs=grid.concurrency.runs,
         retry_failed=retry_failed,
         on_progress=on_progress,
         progress=progress,
     )
-    return BatchSession(name, grid, cells, runner, cell_runner, progress, workbench, owns_workbench)
+    return BatchSession(name, grid, cells, runner, cell_runner, progress, workbench, store, owns_workbench)

@@ -16,17 +16,18 @@ from rich.table import Table
 
 from core.run.batch import Progress as BatchProgress
 from core.run.estimate import ASSUMED_OUTPUT_TOKENS, Estimate
+from tui.safe_text import safe_markup, safe_text
 
 
 def estimate_table(name: str, cells: int, todo: int, skipped: int, est: Estimate) -> Table:
-    t = Table(title=f"batch {name}", show_header=False, box=None)
+    t = Table(title=safe_text(f"batch {name}"), show_header=False, box=None)
     t.add_row("cells", f"{cells:,} ({todo:,} to run, {skipped:,} already done/failed and skipped)")
     t.add_row("model calls", f"{est.calls:,} (judge calls not included)")
     t.add_row("prompt tokens", f"{est.input_tokens:,}")
     t.add_row("output tokens", f"≤ {est.output_tokens:,} (max_tokens, or {ASSUMED_OUTPUT_TOKENS} per call assumed)")
     t.add_row("estimated cost", est.cost_text())
     for f in est.failures[:5]:
-        t.add_row("[red]cannot prepare[/red]", f)
+        t.add_row("[red]cannot prepare[/red]", safe_text(f))
     if len(est.failures) > 5:
         t.add_row("", f"… and {len(est.failures) - 5} more")
     return t
@@ -73,7 +74,7 @@ def progress_view(console: Console) -> ProgressView:
 
 def summary_line(name: str, p: BatchProgress) -> str:
     head = "[yellow]stopped[/yellow]" if p.stopped else "[green]done[/green]"
-    tail = f"; resume with the same command (batch {name})" if p.stopped or p.failed else ""
+    tail = f"; resume with the same command (batch {safe_markup(name)})" if p.stopped or p.failed else ""
     if p.failed and not p.stopped:
         tail += " and --retry-failed"
     return (

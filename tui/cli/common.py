@@ -27,21 +27,61 @@ def settings_of(obj: dict | None):
         fail(str(exc))
 
 
-def open_workbench(obj: dict | None, *, sample_data: bool = True, must_exist: bool = False, db_path=None):
+#: Commands that only read the database: they open it read-only and never create it. (`prompt`
+#: writes caches into a database that exists; without one it uses the sample data in memory.)
+READ_ONLY_COMMANDS = frozenset({"users", "show", "runs", "export", "report"})
+
+
+def no_database(path) -> str:
+    return f"no database at {path}; run `prefscope import PATH` or `prefscope demo` first"
+
+
+def open_workbench(
+    obj: dict | None, *, sample_data: bool = True, must_exist: bool = False, db_path=None, readonly: bool | None = None
+):
     """The Workbench on the chosen database (sample data imported into an empty one, runs a killed
     process left running marked interrupted), or one red line saying why it cannot be opened.
-    ``must_exist``: reading commands do not create a database just to say it is empty."""
+
+    ``readonly`` (default: whether the running command is in :data:`READ_ONLY_COMMANDS`): open
+    read-only and create nothing. ``must_exist``: reading commands do not create a database just
+    to say it is empty."""
     import sqlite3
     from pathlib import Path
 
+    from storage.db import DatabaseRefused
     from storage.migrations import MigrationError
     from tui.workbench import Workbench
 
     settings = settings_of(obj)
-    path = db_path or Path(settings.db).expanduser()
-    if must_exist and not Path(path).exists():
-        fail(f"no database at {path} yet; import data first: prefscope import PATH")
+    command = _command_name()
+    if readonly is None:
+        readonly = command in READ_ONLY_COMMANDS
+    path = Path(db_path or settings.db).expanduser()
+    if command == "prompt" and db_path is None and not path.exists():
+        path = Path(":memory:")  # nothing created; the sample users answer `prompt maya p1-open`
+        if not _param("as_json"):
+            Console(stderr=True, highlight=False, soft_wrap=True).print(
+                Text(f"{no_database(settings.db)}; showing the sample data from memory", style="yellow")
+            )
+    if (must_exist or readonly) and str(path) != ":memory:" and not path.exists():
+        fail(no_database(path))
     try:
-        return Workbench.open(settings, path, sample_data=sample_data)
+        return Workbench.open(settings, path, sample_data=sample_data, readonly=readonly)
+    except DatabaseRefused as exc:
+        fail(str(exc))
     except (MigrationError, sqlite3.DatabaseError, OSError) as exc:
         fail(f"cannot open the database {path}: {exc}")
+
+
+def _command_name() -> str | None:
+    import click
+
+    ctx = click.get_current_context(silent=True)
+    return ctx.info_name if ctx is not None else None
+
+
+def _param(name: str):
+    import click
+
+    ctx = click.get_current_context(silent=True)
+    return ctx.params.get(name) if ctx is not None else None

@@ -15,7 +15,9 @@ from rich.table import Table
 from rich.text import Text
 
 from core.formats import FORMAT_ORDER, FormatError
+from core.text.terminal_safe import terminal_safe
 from tui.cli.common import fail, open_workbench, settings_of
+from tui.safe_text import safe_text
 
 STAR = "★"
 
@@ -88,7 +90,9 @@ def import_cmd(
     if summary.pools_replaced:
         parts.append(f"{len(summary.pools_replaced)} filler pool(s) replaced ({_ids(summary.pools_replaced)})")
     out.print(
-        Text(f"Imported {path.name} ({summary.format}): " + (", ".join(parts) or "nothing to store"), style="green")
+        safe_text(
+            f"Imported {path.name} ({summary.format}): " + (", ".join(parts) or "nothing to store"), style="green"
+        )
     )
     out.print(
         Text(
@@ -97,7 +101,7 @@ def import_cmd(
         )
     )
     for note in summary.notes:
-        out.print(Text(f"note: {note}", style="yellow"))
+        out.print(safe_text(f"note: {note}", style="yellow"))
 
 
 def _ids(ids: list[str], limit: int = 5) -> str:
@@ -149,19 +153,19 @@ def users(ctx: click.Context) -> None:
 def _listing(title: str, width: int, items: list[tuple[str, str, str, list[int]]], numbers: list[str]) -> Table:
     """id | numbers… | source | name, the name cut to whatever width is left."""
     table = Table(title=title, title_justify="left", box=None, pad_edge=False, header_style="bold")
-    id_w = max(len(i[0]) for i in items)
+    id_w = max(len(safe_text(i[0])) for i in items)
     table.add_column("id", no_wrap=True, min_width=id_w)
     used = id_w + 2
     for n, name in enumerate(numbers):
         w = max(len(name), *(len(f"{i[3][n]:,}") for i in items))
         table.add_column(name, justify="right", no_wrap=True, min_width=w)
         used += w + 2
-    source_w = min(12, max(len("source"), *(len(i[1]) for i in items)))
+    source_w = min(12, max(len("source"), *(len(safe_text(i[1])) for i in items)))
     table.add_column("source", no_wrap=True, overflow="ellipsis", max_width=source_w)
     used += source_w + 2
     table.add_column("name", no_wrap=True, overflow="ellipsis", max_width=max(8, width - used - 1))
     for id_, source, name, values in items:
-        table.add_row(id_, *(f"{v:,}" for v in values), source, name)
+        table.add_row(safe_text(id_), *(f"{v:,}" for v in values), safe_text(source), safe_text(name))
     return table
 
 
@@ -186,7 +190,7 @@ def show(
     try:
         bundle = wb.user(user_id)
     except UnknownUser as exc:
-        fail(str(exc))
+        fail(terminal_safe(str(exc)))
         return
     finally:
         wb.close()
@@ -207,24 +211,24 @@ def _print_session(bundle, session_id: str) -> None:
     tokens, estimated = tokens_by_session([session])
     unit = "~t" if estimated else "t"
     out = Console(highlight=False)
-    head = Text(f"{session.id}", style="bold")
-    head.append(f"  {session.kind}")
+    head = safe_text(session.id, style="bold")
+    head.append(safe_text(f"  {session.kind}"))
     if session.date:
         head.append(f"  {session.date.isoformat()}")
     if session.expression_type:
         head.append(f"  E{session.expression_type}")
     if session.preference_ids:
-        head.append(f"  prefs {', '.join(session.preference_ids)}")
+        head.append(safe_text(f"  prefs {', '.join(session.preference_ids)}"))
     head.append(f"  {tokens[session.id]:,}{unit}  {len(session.turns)} turns")
     out.print(head)
     if session.title:
-        out.print(Text(session.title, style="italic"))
+        out.print(safe_text(session.title, style="italic"))
     for i, turn in enumerate(session.turns):
-        label = Text(f"\n#{i} {turn.role}", style="bold cyan" if turn.role == "user" else "bold magenta")
+        label = safe_text(f"\n#{i} {turn.role}", style="bold cyan" if turn.role == "user" else "bold magenta")
         if turn.source_id:
-            label.append(f"  ({turn.source_id})", style="dim")
+            label.append(safe_text(f"  ({turn.source_id})", style="dim"))
         out.print(label)
-        out.print(Text(turn.content))
+        out.print(safe_text(turn.content))
 
 
 def _print_timeline(bundle, query_id: str | None, expression: int | None) -> None:
@@ -237,7 +241,7 @@ def _print_timeline(bundle, query_id: str | None, expression: int | None) -> Non
             query = bundle.query(query_id)
         except KeyError:
             known = ", ".join(q.id for q in bundle.queries[:10]) or "none"
-            fail(f"user {bundle.user.id!r} has no query {query_id!r} (queries: {known})")
+            fail(f"user {bundle.user.id!r} has no query {query_id!r} (queries: {terminal_safe(known)})")
             return
     elif bundle.queries:
         query = bundle.queries[0]
@@ -251,14 +255,15 @@ def _print_timeline(bundle, query_id: str | None, expression: int | None) -> Non
 
     out = Console(highlight=False)
     u = bundle.user
-    title = Text(f"{u.name or u.id}", style="bold")
+    title = safe_text(u.name or u.id, style="bold")
     if u.name:
-        title.append(f" ({u.id})")
-    title.append(f" · {u.source} · {len(bundle.sessions)} sessions · {sum(tokens.values()):,}{unit}")
+        title.append(safe_text(f" ({u.id})"))
+    title.append(safe_text(f" · {u.source}"))
+    title.append(f" · {len(bundle.sessions)} sessions · {sum(tokens.values()):,}{unit}")
     out.print(title)
     if query is not None:
-        line = Text(f"query {query.id} [{query.kind}]: ", style="bold")
-        line.append(query.text, style="")
+        line = safe_text(f"query {query.id} [{query.kind}]: ", style="bold")
+        line.append(safe_text(query.text))
         out.print(line)
         detail = []
         if query.preference_id:
@@ -268,7 +273,7 @@ def _print_timeline(bundle, query_id: str | None, expression: int | None) -> Non
         elif expression:
             detail.append(f"expression {expression} ({EXPRESSION_TYPES[expression]})")
         detail.append(f"{STAR} gold evidence: {len(evidence)} session{'s' * (len(evidence) != 1)}")
-        out.print(Text(" · ".join(detail), style="dim"))
+        out.print(safe_text(" · ".join(detail), style="dim"))
     else:
         out.print(Text("no queries: nothing to star", style="dim"))
 
@@ -300,16 +305,16 @@ def _print_timeline(bundle, query_id: str | None, expression: int | None) -> Non
             STAR if row.evidence else "",
             str(row.position),
             _dates(row),
-            kind,
+            safe_text(kind),
             f"E{row.expression_type}" if row.expression_type else "",
             f"{row.tokens:,}",
-            ident,
-            ",".join(short(p) for p in row.preference_ids),
+            safe_text(ident),
+            safe_text(",".join(short(p) for p in row.preference_ids)),
             style=style,
         )
     out.print(table)
     if prefix:
-        out.print(Text(f"… = {prefix} (ids shown without the user id; --session takes the full id)", style="dim"))
+        out.print(safe_text(f"… = {prefix} (ids shown without the user id; --session takes the full id)", style="dim"))
     if other_types:
         out.print(
             Text(f"dim: preference sessions of other expression types (not in an E{expression} history)", style="dim")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import sys
+from pathlib import Path
 
 import click
 
@@ -43,14 +44,29 @@ def _run_filter(run_ids, users, models, methods, contexts, labels, since):
     return RunFilter(list(run_ids), list(users), list(models), methods, contexts, since, list(labels))
 
 
-def _workbench(ctx: click.Context):
-    from pathlib import Path
+FORCE = click.option("--force", is_flag=True, help="Replace an existing output file (never a database).")
+
+
+def _workbench(ctx: click.Context, outputs: list[str | None], force: bool):
+    """The database, read-only, once every output file is known to be writable: a refused target
+    fails the command before any work (the writes check again)."""
+    from storage.output_files import OutputRefused, check_target
 
     obj = ctx.obj or {}
-    path = Path(settings_of(obj).db)
-    if not path.exists():
-        raise click.ClickException(f"no database at {path}: run something first (`prefscope run` / `prefscope batch`)")
-    return open_workbench(obj, sample_data=False)
+    db = Path(settings_of(obj).db).expanduser()
+    try:
+        for out in filter(None, outputs):
+            check_target(out, protect=[db], force=force)
+    except OutputRefused as exc:
+        raise click.ClickException(str(exc)) from None
+    return open_workbench(obj, sample_data=False, readonly=True)
+
+
+def _corrupt(wb, exc: Exception) -> click.ClickException:
+    """A database damaged past its first pages fails mid-query: one line, not a traceback."""
+    from storage.db import refusal_message
+
+    return click.ClickException(refusal_message(wb.db_path, exc))
 
 
 @click.command("export")
@@ -66,17 +82,26 @@ def _workbench(ctx: click.Context):
 @click.option(
     "--out", "out", type=click.Path(dir_okay=False, writable=True), default=None, help="Output file (default: stdout)."
 )
+@FORCE
 @click.pass_context
-def export(ctx: click.Context, run_ids, users, models, methods, contexts, labels, since, fmt, layout, out) -> None:
-    """Export runs to CSV or JSONL (UTF-8, header row; CSV cells that look like formulas get a leading ')."""
+def export(
+    ctx: click.Context, run_ids, users, models, methods, contexts, labels, since, fmt, layout, out, force
+) -> None:
+    """Export runs to CSV or JSONL (UTF-8, header row; CSV cells that look like formulas get a leading ').
+
+    --out is written whole or not at all, never onto a database, and replaces a file only with --force."""
+    import sqlite3
+
+    from storage.db import is_corruption
     from storage.export import export as do_export
+    from storage.output_files import OutputRefused, replace_atomically
 
     f = _run_filter(run_ids, users, models, methods, contexts, labels, since)
-    wb = _workbench(ctx)
+    wb = _workbench(ctx, [out], force)
     db = wb.db
     try:
         if out:
-            with open(out, "w", encoding="utf-8", newline="") as fh:
+            with replace_atomically(out, protect=[wb.db_path], force=force) as fh:
                 n = do_export(db, fh, f=f, fmt=fmt, layout=layout)
             click.echo(f"{n:,} rows → {out}", err=True)
         else:
@@ -87,6 +112,12 @@ def export(ctx: click.Context, run_ids, users, models, methods, contexts, labels
             finally:
                 stream.detach()
             click.echo(f"{n:,} rows", err=True)
+    except OutputRefused as exc:
+        raise click.ClickException(str(exc)) from None
+    except sqlite3.DatabaseError as exc:
+        if not is_corruption(exc):
+            raise
+        raise _corrupt(wb, exc) from None
     finally:
         wb.close()
 
@@ -124,6 +155,7 @@ def export(ctx: click.Context, run_ids, users, models, methods, contexts, labels
 @click.option("--chart/--no-chart", default=True, show_default=True, help="Terminal bar chart under each table.")
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False, writable=True), help="Write the tables as CSV.")
 @click.option("--png", "png_path", type=click.Path(dir_okay=False, writable=True), help="Write bar charts as PNG.")
+@FORCE
 @click.pass_context
 def report(
     ctx: click.Context,
@@ -143,10 +175,16 @@ def report(
     chart,
     csv_path,
     png_path,
+    force,
 ) -> None:
-    """Aggregate tables: n, mean and bootstrap 95% CI by any factors (e.g. --by expression_type,model)."""
+    """Aggregate tables: n, mean and bootstrap 95% CI by any factors (e.g. --by expression_type,model).
+
+    --csv / --png are written whole or not at all, never onto a database, and replace a file only with --force."""
+    import sqlite3
+
     from rich.console import Console
 
+    from storage.db import is_corruption
     from storage.report import (
         ReportError,
         agreement_table,
@@ -160,8 +198,9 @@ def report(
 
     f = _run_filter(run_ids, users, models, methods, contexts, labels, since)
     factors = [b for b in by.split(",") if b.strip()]
-    wb = _workbench(ctx)
+    wb = _workbench(ctx, [csv_path, png_path], force)
     db = wb.db
+    protect = [wb.db_path]
     try:
         tables = [score_table(db, metric, factors, f, sources=sources or None)]
         agreement = agreement_table(db, metric, factors, f)
@@ -174,22 +213,28 @@ def report(
             tables += [pass_table(db, factors, f), bradley_terry_table(db, f)]
     except ReportError as exc:
         raise click.ClickException(str(exc)) from None
+    except sqlite3.DatabaseError as exc:
+        if not is_corruption(exc):
+            raise
+        raise _corrupt(wb, exc) from None
     finally:
         wb.close()
+    from tui.safe_text import safe_text
+
     console = Console()
     for t in tables:
         console.print(rich_table(t))
         if chart and t.rows:
             console.print(bar_chart(t))
         for note in t.notes:
-            console.print(f"[dim]note: {note}[/dim]")
+            console.print(safe_text(f"note: {note}", style="dim"))
         console.print()
-    if csv_path:
-        write_csv(tables, csv_path)
-        console.print(f"tables → {csv_path}")
-    if png_path:
-        try:
-            write_png(tables, png_path)
-        except ValueError as exc:
-            raise click.ClickException(str(exc)) from None
-        console.print(f"charts → {png_path}")
+    try:  # ValueError: a refused target (OutputRefused) or nothing to plot
+        if csv_path:
+            write_csv(tables, csv_path, protect=protect, force=force)
+            console.print(f"tables → {csv_path}")
+        if png_path:
+            write_png(tables, png_path, protect=protect, force=force)
+            console.print(f"charts → {png_path}")
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None

@@ -12,6 +12,7 @@ import click
 from rich.table import Table
 
 from tui.cli.common import console, fail, open_workbench
+from tui.safe_text import safe_text
 
 
 def _short(text: str | None, n: int = 90) -> str:
@@ -76,13 +77,13 @@ def judge(obj, run_id, judges, kind, dry_run):
     for response_id, j in results:
         tag = " [heuristic]" if j.heuristic else ""
         table.add_row(
-            models[response_id],
-            j.judge_model + tag,
-            j.kind,
-            j.dimension,
+            safe_text(models[response_id]),
+            safe_text(j.judge_model + tag),
+            safe_text(j.kind),
+            safe_text(j.dimension),
             _score(j.score),
             "yes" if j.parse_ok else "[red]no[/]",
-            _short(j.rationale if j.parse_ok else j.error),
+            safe_text(_short(j.rationale if j.parse_ok else j.error)),
         )
     console.print(table)
     failed = sum(1 for _, j in results if not j.parse_ok)
@@ -155,7 +156,12 @@ def attributes(obj, user, model, verify_with, chunk_chars, min_confidence, thres
     if bundle.attributes:
         gold = Table("id", "gold attribute", "conf", "evidence", title=f"{user}: imported (gold) attributes")
         for a in bundle.attributes:
-            gold.add_row(a.id, _short(a.text), f"{a.confidence:.2f}", ", ".join(a.evidence_turns))
+            gold.add_row(
+                safe_text(a.id),
+                safe_text(_short(a.text)),
+                f"{a.confidence:.2f}",
+                safe_text(", ".join(a.evidence_turns)),
+            )
         console.print(gold)
     if stored is None:
         if not bundle.attributes:
@@ -176,15 +182,18 @@ def attributes(obj, user, model, verify_with, chunk_chars, min_confidence, thres
     )
     for x in ex.attributes:
         op = stored.operator.get(x.attribute.id, (None, ""))[0]
-        verdict = x.verifier_verdict or (f"[red]{_short(x.verifier_error, 30)}[/]" if x.verifier_error else "")
+        if x.verifier_verdict:
+            verdict = safe_text(x.verifier_verdict)
+        else:
+            verdict = safe_text(_short(x.verifier_error, 30), style="red") if x.verifier_error else safe_text("")
         table.add_row(
-            x.attribute.id,
-            _short(x.attribute.text),
+            safe_text(x.attribute.id),
+            safe_text(_short(x.attribute.text)),
             f"{x.attribute.confidence:.2f}",
-            ", ".join(x.attribute.evidence_turns),
+            safe_text(", ".join(x.attribute.evidence_turns)),
             str(len(x.merged_from)),
             verdict,
-            op or "",
+            safe_text(op or ""),
         )
     console.print(table)
     merged = "no merging" if ex.threshold is None else f"merged at cosine ≥ {ex.threshold:g}"
@@ -193,7 +202,7 @@ def attributes(obj, user, model, verify_with, chunk_chars, min_confidence, thres
         f"{ex.min_confidence:g}; {len(ex.chunks)} chunks of ≤ {ex.chunk_chars} characters"
     )
     for err in ex.errors:
-        console.print(f"[red]{err}[/] (raw output stored)")
+        console.print(safe_text(err, style="red") + " (raw output stored)")
 
 
 def _embedder(settings, db):
@@ -264,7 +273,7 @@ def relevance(obj, run_id, model, attr_source, no_embedding, recompute, referenc
             else:
                 mark = "[green]yes[/]" if x.relevant else "no"
                 cells.append(mark + (f" {x.score:.2f}" if x.score is not None and d in ("bm25", "embedding") else ""))
-        table.add_row(f"{kind} {tid}", _short(texts.get((kind, tid)), 60), *cells)
+        table.add_row(safe_text(f"{kind} {tid}"), safe_text(_short(texts.get((kind, tid)), 60)), *cells)
     console.print(table)
     agree = Table("decider", f"vs {reference}", "n", "relevant %", "kappa", "P", "R", "F1", title="agreement")
     for a in rel.agreement(decisions, reference):

@@ -13,6 +13,7 @@ from rich.text import Text
 
 from core.plan import PromptPlan
 from core.run.spec import JudgeScored, ResponseFinished, ResponseStarted, RunEvent, RunSpec, RunStarted, TokensArrived
+from tui.safe_text import safe_text
 
 TAIL_LINES = 14
 
@@ -57,12 +58,17 @@ class LiveView:
         self._live: Live | None = None
 
     def __enter__(self) -> LiveView:
-        self.console.print(
-            f"[bold]{self.spec.user_id}[/] · {self.spec.query_id} · E{self.spec.expression_type} · "
-            f"{self.spec.context} · {self.plan.method} · prompt {self.plan.total_tokens:,} tokens"
+        # Data (ids, notes, answers) is shown as Text, never formatted into markup.
+        line = safe_text(self.spec.user_id, style="bold")
+        line.append(
+            safe_text(
+                f" · {self.spec.query_id} · E{self.spec.expression_type} · "
+                f"{self.spec.context} · {self.plan.method} · prompt {self.plan.total_tokens:,} tokens"
+            )
         )
+        self.console.print(line)
         for note in self.plan.notes:
-            self.console.print(f"[dim]note: {note}[/]")
+            self.console.print(safe_text(f"note: {note}", style="dim"))
         if not self.plain:
             self._live = Live(self._render(), console=self.console, refresh_per_second=8, transient=False)
             self._live.__enter__()
@@ -91,7 +97,7 @@ class LiveView:
             if event.error:
                 col.parts.append(f"\n[{event.status}: {event.error}]")
             if self.plain and col.status != "running":
-                self.console.print(Panel(col.text, title=col.label, subtitle=col.header()))
+                self.console.print(Panel(safe_text(col.text), title=safe_text(col.label), subtitle=col.header()))
         elif isinstance(event, JudgeScored):
             j = event.judgment
             col = next((c for rid, c in self._by_response.items() if rid == event.response_id), None)
@@ -99,7 +105,9 @@ class LiveView:
                 score = f"{j.score:g}" if j.parse_ok and j.score is not None else "unparsed"
                 col.scores.append(f"{j.dimension} {score}" + ("ʰ" if j.heuristic else ""))
                 if self.plain:
-                    self.console.print(f"  {col.label} · {j.kind} {j.dimension}: {score} — {j.rationale[:160]}")
+                    self.console.print(
+                        safe_text(f"  {col.label} · {j.kind} {j.dimension}: {score} — {j.rationale[:160]}")
+                    )
         if self._live is not None:
             self._live.update(self._render())
 
@@ -110,8 +118,8 @@ class LiveView:
         panels = []
         for col in self.columns:
             lines = col.text.splitlines()[-TAIL_LINES:]
-            body = Group(col.header(), Text("\n".join(lines)), Text("  ".join(col.scores), style="cyan"))
-            panels.append(Panel(body, title=col.label, height=TAIL_LINES + 6))
+            body = Group(col.header(), safe_text("\n".join(lines)), safe_text("  ".join(col.scores), style="cyan"))
+            panels.append(Panel(body, title=safe_text(col.label), height=TAIL_LINES + 6))
         table.add_row(*panels)
         return table
 
@@ -120,13 +128,13 @@ class LiveView:
         for col in self.columns:
             f = col.finished
             table.add_row(
-                col.label,
+                safe_text(col.label),
                 col.status,
                 "" if not f or f.ttft_ms is None else f"{f.ttft_ms:.0f}",
                 "" if not f or not f.tokens_per_s else f"{f.tokens_per_s:.0f}",
                 "" if not f or f.output_tokens is None else f"{f.input_tokens or 0}→{f.output_tokens}",
                 "n/a" if not f or f.cost_usd is None else f"${f.cost_usd:.4f}",
-                ", ".join(col.scores),
+                safe_text(", ".join(col.scores)),
             )
         console.print(table)
         if any("ʰ" in sc for col in self.columns for sc in col.scores):

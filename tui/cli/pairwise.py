@@ -16,6 +16,7 @@ from itertools import combinations
 import click
 
 from tui.cli.common import console, fail, open_workbench
+from tui.safe_text import safe_text
 
 
 @click.command()
@@ -83,16 +84,16 @@ def pairwise(obj, run_a, run_b, judge_model):
         summary = judgments[-1]
         orders = summary.extra.get("orders", [])
         table.add_row(
-            model,
+            safe_text(model),
             f"{sum(1 for o in orders if o)} / 4",
             "—" if summary.score is None else ("yes" if summary.score == 1.0 else "no"),
-            summary.error or summary.rationale,
+            safe_text(summary.error or summary.rationale),
         )
     console.print(table)
     for (x, y), judgments in zip(pairs, wins):
         scores = [j.score for j in judgments if j.score is not None]
         shown = f"{sum(scores) / len(scores):.2f}" if scores else "undecided"
-        console.print(f"win rate {x} vs {y}: {shown} (both presentation orders)")
+        console.print(safe_text(f"win rate {x} vs {y}: {shown} (both presentation orders)"))
     console.print(f"stored {len(items)} judgments under run {run_a}; see `prefscope report --interpref`")
 
 

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from pathlib import Path
 
 import click
 
+from core.text.terminal_safe import terminal_safe as safe
 from tui.cli.common import fail, open_workbench
 from tui.cli.spec_options import SpecOptions, spec_options
 
@@ -102,7 +104,7 @@ def prompt(
         query = bundle.query(query_id)
     except KeyError as exc:
         ids = ", ".join(q.id for q in bundle.queries) or "none"
-        fail(f"{exc.args[0]} (queries: {ids})")
+        fail(safe(f"{exc.args[0]} (queries: {ids})"))
     pools, pool_source = (_pools_from_files(filler_paths), "--filler " + ", ".join(filler_paths))
     if not filler_paths:
         pools, pool_source = wb.filler_pools(), "database"
@@ -133,7 +135,9 @@ def prompt(
             "messages_sha256": messages_sha256(plan),
             "pending_summary_calls": [p.model_dump(mode="json") for p in summary_plans],
         }
-        click.echo(json.dumps(out, ensure_ascii=False, indent=1))
+        # json escapes C0 itself; C1 and DEL too, as \u escapes: the same JSON, inert on a terminal.
+        text = json.dumps(out, ensure_ascii=False, indent=1)
+        click.echo(re.sub("[\x7f-\x9f]", lambda m: f"\\u{ord(m.group()):04x}", text))
         return
     _print_text(bundle, query, info, built, plan, pool_source, summary_plans, full)
 
@@ -149,7 +153,7 @@ def _bundle_from_file(path: str, user_id: str):
         if b.user.id == user_id:
             return b
     ids = ", ".join(b.user.id for b in result.bundles) or "none"
-    fail(f"{path} has no user {user_id!r} (users: {ids})")
+    fail(safe(f"{path} has no user {user_id!r} (users: {ids})"))
 
 
 def _pools_from_files(paths: tuple[str, ...]) -> list:
@@ -168,8 +172,8 @@ def _print_text(bundle, query, info, built, plan, pool_source, summary_plans, fu
     echo = click.echo
     head = click.style
     echo(
-        head(f"{info.name}", bold=True) + f" ({info.family}; {info.citation}) · user {bundle.user.id} · query "
-        f"{query.id} ({query.kind}) · expression {built.expression_type or '–'} · context {built.config} · seed {built.seed}"
+        head(f"{info.name}", bold=True) + f" ({info.family}; {info.citation}) · user {safe(bundle.user.id)} · query "
+        f"{safe(query.id)} ({safe(query.kind)}) · expression {built.expression_type or '–'} · context {built.config} · seed {built.seed}"
     )
     n_fill = sum(1 for s in built.sessions if s.is_filler)
     line = f"history: {built.history_tokens:,} tokens in {len(built.sessions)} sessions ({n_fill} filler; user {built.user_tokens:,}"
@@ -179,17 +183,17 @@ def _print_text(bundle, query, info, built, plan, pool_source, summary_plans, fu
         line += f"; filler from {pool_source}"
     echo(line + ")")
     for e in built.evidence:
-        echo(f"evidence: {e.session_id} at position {e.position}, {e.tokens_to_query:,} tokens before the query")
+        echo(f"evidence: {safe(e.session_id)} at position {e.position}, {e.tokens_to_query:,} tokens before the query")
     for sid in built.missing_evidence:
-        echo(f"evidence: {sid} is NOT in this context")
+        echo(f"evidence: {safe(sid)} is NOT in this context")
     for note in plan.notes:
-        echo(head("note: ", fg="yellow") + note)
+        echo(head("note: ", fg="yellow") + safe(note))
     if plan.retrieved:
         echo(head(f"retrieved turns (top {len(plan.retrieved)}):", bold=True))
         for r in plan.retrieved:
             star = head(" ★ evidence", fg="green") if r.is_evidence else ""
-            snippet = " ".join(r.text.split())[:90]
-            echo(f"  #{r.rank} {r.similarity:8.4f}  {r.session_id}#{r.turn_index}{star}  {snippet}")
+            snippet = safe(" ".join(r.text.split())[:90])
+            echo(f"  #{r.rank} {r.similarity:8.4f}  {safe(r.session_id)}#{r.turn_index}{star}  {snippet}")
     from core.history.tokens import count_tokens
 
     for i, step in enumerate(plan.steps, 1):
@@ -202,7 +206,7 @@ def _print_text(bundle, query, info, built, plan, pool_source, summary_plans, fu
         )
         for j, m in enumerate(step.messages):
             echo(head(f"[{j}] {m.role} ({count_tokens(m.content):,} t)", fg="cyan"))
-            echo(cut_middle(m.content, full))
+            echo(safe(cut_middle(m.content, full)))
     echo(
         head(
             f"\ntotal: {plan.total_tokens:,} tokens over {len(plan.steps)} step(s); answer format: {plan.answer_format}",

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import csv
 import math
+from collections.abc import Iterable
 from pathlib import Path
 
 from rich.table import Table
 from rich.text import Text
 
 from core.analysis.report import ReportTable
+from storage.output_files import replace_atomically
 
 BAR_WIDTH = 30
 VALUE_COLUMNS = {
@@ -102,9 +104,12 @@ def bar_chart(t: ReportTable, width: int = BAR_WIDTH) -> Text:
     return out
 
 
-def write_csv(tables: list[ReportTable], path: str | Path) -> None:
-    """All tables into one CSV; a ``table`` column says which table a row belongs to."""
-    with open(path, "w", encoding="utf-8", newline="") as fh:
+def write_csv(
+    tables: list[ReportTable], path: str | Path, *, protect: Iterable[str | Path] = (), force: bool = False
+) -> None:
+    """All tables into one CSV; a ``table`` column says which table a row belongs to.
+    Written whole or not at all; ``protect``/``force`` as in :func:`storage.output_files.check_target`."""
+    with replace_atomically(path, protect=protect, force=force) as fh:
         w = csv.writer(fh)
         for t in tables:
             w.writerow(["table", *t.columns])
@@ -112,8 +117,11 @@ def write_csv(tables: list[ReportTable], path: str | Path) -> None:
                 w.writerow([t.title, *("" if v is None else v for v in row)])
 
 
-def write_png(tables: list[ReportTable], path: str | Path) -> None:
-    """Horizontal bar charts with 95% CI whiskers, one panel per table (matplotlib, Agg)."""
+def write_png(
+    tables: list[ReportTable], path: str | Path, *, protect: Iterable[str | Path] = (), force: bool = False
+) -> None:
+    """Horizontal bar charts with 95% CI whiskers, one panel per table (matplotlib, Agg), written
+    like :func:`write_csv`."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -145,5 +153,8 @@ def write_png(tables: list[ReportTable], path: str | Path) -> None:
         ax.set_title(t.title, fontsize=10, loc="left")
         ax.set_xlabel(t.value_column)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    try:
+        with replace_atomically(path, binary=True, protect=protect, force=force) as fh:
+            fig.savefig(fh, format="png", dpi=120)
+    finally:
+        plt.close(fig)

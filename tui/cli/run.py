@@ -6,7 +6,9 @@ import asyncio
 import sys
 
 import click
+from rich.text import Text
 
+from core.text.terminal_safe import terminal_safe
 from tui.cli.common import console, fail, open_workbench
 from tui.cli.spec_options import SpecOptions, spec_options
 
@@ -28,7 +30,7 @@ def run(obj, user: str, query: str, spec_options: SpecOptions, plain: bool) -> N
     try:
         plan = workbench.prepare(spec, bundle, workbench.filler_pools())
     except (ContextError, UnknownMethod) as exc:
-        fail(str(exc))
+        fail(terminal_safe(str(exc)))
     from tui.cli.live_view import LiveView
 
     view = LiveView(spec, plan, plain=plain or not sys.stdout.isatty())
@@ -48,7 +50,7 @@ def run(obj, user: str, query: str, spec_options: SpecOptions, plain: bool) -> N
     finally:
         recorder.flush()
     view.summary(console)
-    console.print(f"stored as run [bold]{run_id}[/] in {workbench.db_path}")
+    console.print(Text.assemble("stored as run ", (str(run_id), "bold"), f" in {workbench.db_path}"))
 
 
 def user_bundle(workbench, user: str, query: str):
@@ -57,7 +59,7 @@ def user_bundle(workbench, user: str, query: str):
         bundle = workbench.user(user)
         bundle.query(query)
     except (LookupError, KeyError) as exc:
-        fail(str(exc).strip("'\""))
+        fail(terminal_safe(str(exc).strip("'\"")))
     return bundle
 
 
@@ -69,20 +71,14 @@ def runs(obj, user, limit):
     """List stored runs, newest first."""
     from rich.table import Table
 
+    from tui.safe_text import safe_text
+
     workbench = open_workbench(obj, sample_data=False)
     table = Table("run", "created", "user", "query", "E", "context", "method", "models", "status")
     for r in workbench.list_runs(user_id=user, limit=limit):
-        table.add_row(
-            r.id,
-            r.created_at,
-            r.user_id,
-            r.query_id,
-            str(r.expression_type or ""),
-            r.context,
-            r.method,
-            ", ".join(r.models),
-            r.status,
-        )
+        # Cells as Text: ids and model names are data, never markup.
+        cells = (r.id, r.created_at, r.user_id, r.query_id, str(r.expression_type or ""), r.context, r.method)
+        table.add_row(*(safe_text(c) for c in cells), safe_text(", ".join(r.models)), safe_text(r.status))
     console.print(table)
 
 
@@ -92,4 +88,4 @@ def _judges(workbench, spec) -> list:
     try:
         return workbench.judges(spec)
     except JudgeSpecError as exc:
-        fail(f"--judge: {exc}")
+        fail(terminal_safe(f"--judge: {exc}"))

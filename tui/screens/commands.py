@@ -11,6 +11,21 @@ from collections.abc import Callable
 from functools import partial
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.content import Content
+from textual.fuzzy import Matcher
+
+from core.text.terminal_safe import terminal_safe
+
+
+def _highlight(matcher: Matcher, title: str) -> Content:
+    """``matcher.highlight`` parses its candidate as markup; titles carry data (query texts), so the
+    matched characters are styled on plain Content instead."""
+    content = Content(title)
+    score, offsets = matcher.fuzzy_search.match(matcher.query, title)
+    for offset in offsets if score else ():
+        if not title[offset].isspace():
+            content = content.stylize(matcher.match_style, offset, offset + 1)
+    return content
 
 
 def _commands(screen) -> list[tuple[str, Callable[[], object], str]]:
@@ -41,7 +56,11 @@ def _commands(screen) -> list[tuple[str, Callable[[], object], str]]:
     if screen.bundle is not None:
         for q in screen.bundle.queries:
             out.append(
-                (f"Query: {query_label(screen.bundle, q.id, 70)}", partial(bar.set_value, "rb-query", q.id), "run bar")
+                (
+                    terminal_safe(f"Query: {query_label(screen.bundle, q.id, 70)}"),
+                    partial(bar.set_value, "rb-query", q.id),
+                    "run bar",
+                )
             )
         from core.model import EXPRESSION_TYPES
 
@@ -91,7 +110,7 @@ class WorkbenchCommands(Provider):
         for title, callback, help_text in _commands(screen):
             if title.startswith(("Query:", "Context:", "Method:", "Expression:", "Judge:", "Show tab:")):
                 continue  # too many to list before typing; they show up when searched
-            yield DiscoveryHit(title, callback, help=help_text)
+            yield DiscoveryHit(Content(title), callback, text=title, help=help_text)
 
     async def search(self, query: str) -> Hits:
         screen = self._main()
@@ -101,4 +120,4 @@ class WorkbenchCommands(Provider):
         for title, callback, help_text in _commands(screen):
             score = matcher.match(title)
             if score > 0:
-                yield Hit(score, matcher.highlight(title), callback, help=help_text)
+                yield Hit(score, _highlight(matcher, title), callback, text=title, help=help_text)

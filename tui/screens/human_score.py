@@ -13,6 +13,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Select
 
+from tui.safe_text import safe_text
+
 #: The RealPref rubric, offered when no judge has scored the answer yet.
 DEFAULT_SCALES = [("rubric", "awareness", 1.0, 5.0), ("rubric", "alignment", 1.0, 5.0), ("rubric", "quality", 1.0, 5.0)]
 
@@ -62,11 +64,11 @@ class HumanScoreScreen(ModalScreen[list[tuple[Scale, float]] | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical() as box:
-            box.border_title = f"Your scores for {self.model}"
+            box.border_title = safe_text(f"Your scores for {self.model}")  # model ids are data, not markup
             yield Label("Same scales as the judges. Leave a dimension blank to skip it. Stored as human.")
             for s in self.scales:
                 with Horizontal():
-                    yield Label(f"{s.kind} / {s.dimension} ({s.lo:g}–{s.hi:g})")
+                    yield Label(safe_text(f"{s.kind} / {s.dimension} ({s.lo:g}–{s.hi:g})"))
                     yield Select([(f"{v:g}", v) for v in s.values()], prompt="—", id=f"hs-{s.key}")
             with Horizontal(id="buttons"):
                 yield Button("Save", id="save", variant="primary")
@@ -104,7 +106,7 @@ class PairwiseScreen(ModalScreen[tuple[int, int, float] | None]):
         self.answers = answers
 
     def compose(self) -> ComposeResult:
-        options = [(label, i) for i, label in enumerate(self.answers)]
+        options = [(safe_text(label), i) for i, label in enumerate(self.answers)]
         with Vertical() as box:
             box.border_title = "Which answer follows the user's preference better?"
             yield Select(options, value=0, id="pw-a", allow_blank=False)

@@ -18,6 +18,7 @@ from textual.widgets import Footer, Header
 from core.model import UserBundle
 from core.plan import PromptPlan
 from core.run.spec import RunSpec
+from core.text.terminal_safe import terminal_safe
 from tui.widgets.estimate_line import EstimateLine
 from tui.widgets.judges_tab import JudgesTable
 from tui.widgets.prompt_tab import plan_text
@@ -125,7 +126,8 @@ class MainScreen(Screen):
         self.bundle = bundle = self.workbench.user(user_id)
         self.query_one(RunBar).set_queries(bundle, bundle.queries[0].id if bundle.queries else None)
         u = bundle.user
-        self.sub_title = f"user: {u.name or u.id} ({u.source})  ·  db: {self.workbench.db_path.name}"
+        # The header shows the title as plain text; controls still have to be made visible.
+        self.sub_title = terminal_safe(f"user: {u.name or u.id} ({u.source})  ·  db: {self.workbench.db_path.name}")
         self.tabs.attributes.show_user(bundle)
         self.refresh_timeline()
 
@@ -158,7 +160,9 @@ class MainScreen(Screen):
             try:
                 self.bundle.session(message.session_id)
             except (KeyError, LookupError):
-                self.notify(f"{message.session_id} is not one of this user's sessions (filler?)")
+                self.notify(
+                    terminal_safe(f"{message.session_id} is not one of this user's sessions (filler?)"), markup=False
+                )
                 return
             self.app.push_screen(SessionScreen(self.bundle, message.session_id))
 
@@ -260,7 +264,10 @@ class MainScreen(Screen):
                 bar.set_value("rb-user", spec.user_id)
                 self.load_user(spec.user_id)
             if not bar.apply_spec(spec):
-                self.notify(f"method {spec.method!r} is not offered any more; the run shows as stored")
+                self.notify(
+                    terminal_safe(f"method {spec.method!r} is not offered any more; the run shows as stored"),
+                    markup=False,
+                )
 
     # -- actions -------------------------------------------------------------------------
     def action_cancel_pane(self) -> None:

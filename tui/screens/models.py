@@ -8,6 +8,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, SelectionList
 
+from tui.safe_text import safe_text
+
 
 class ModelPicker(ModalScreen[list[str] | None]):
     DEFAULT_CSS = """
@@ -26,12 +28,12 @@ class ModelPicker(ModalScreen[list[str] | None]):
         with Vertical():
             yield Label("Models to run side by side (space toggles). Unusable ones say why.")
             yield SelectionList[str](
-                *[(label, mid, mid in self.chosen) for mid, label, usable in self.models if usable],
+                *[(safe_text(label), mid, mid in self.chosen) for mid, label, usable in self.models if usable],
                 id="models",
             )
             blocked = [label for _, label, usable in self.models if not usable]
             if blocked:
-                yield Label("[dim]" + "\n".join(blocked) + "[/]")
+                yield Label(safe_text("\n".join(blocked), "dim"))  # reasons carry data: Text, not markup
             yield Input(placeholder="add another model id, e.g. openai:gpt-4o-mini (enter)", id="extra")
             yield Button("Use these models", id="ok", variant="primary")
 
@@ -40,7 +42,7 @@ class ModelPicker(ModalScreen[list[str] | None]):
         if ":" not in value:
             self.notify("A model id looks like provider:model", severity="warning")
             return
-        self.query_one(SelectionList).add_option((value, value, True))
+        self.query_one(SelectionList).add_option((safe_text(value), value, True))
         event.input.value = ""
 
     def on_button_pressed(self, event: Button.Pressed) -> None:

@@ -10,6 +10,8 @@ from textual.widgets import Input, OptionList
 from textual.widgets.option_list import Option
 
 from core.model import UserBundle
+from core.text.terminal_safe import terminal_safe
+from tui.safe_text import safe_text
 
 
 class SearchScreen(ModalScreen[None]):
@@ -27,7 +29,8 @@ class SearchScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Input(placeholder=f"search {self.bundle.user.name or self.bundle.user.id}'s turns", id="q")
+            name = terminal_safe(self.bundle.user.name or self.bundle.user.id)
+            yield Input(placeholder=f"search {name}'s turns", id="q")
             yield OptionList(id="hits")
 
     def on_input_changed(self, event: Input.Changed) -> None:
@@ -37,8 +40,9 @@ class SearchScreen(ModalScreen[None]):
             return
         for h in self.workbench.search_turns(event.value, self.bundle.user.id):
             hits.add_option(
-                Option(
-                    f"{h.session_id} #{h.turn_index} {h.role}: {h.snippet}", id=h.session_id + "|" + str(h.turn_index)
+                Option(  # a Text prompt: a str one would be parsed as markup
+                    safe_text(f"{h.session_id} #{h.turn_index} {h.role}: {h.snippet}"),
+                    id=h.session_id + "|" + str(h.turn_index),
                 )
             )
 

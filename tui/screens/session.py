@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -9,6 +10,8 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from core.model import EXPRESSION_TYPES, UserBundle
+from core.text.terminal_safe import terminal_safe
+from tui.safe_text import safe_text
 
 
 class SessionScreen(Screen):
@@ -22,27 +25,22 @@ class SessionScreen(Screen):
     def compose(self) -> ComposeResult:
         s = self.session
         yield Header()
-        head = [f"[b]{s.id}[/b]  {s.date or ''}  kind: {s.kind}"]
+        # Data is shown as Text, never markup (Textual's markup cannot escape a trailing "[/").
+        head = [safe_text(s.id, "bold") + safe_text(f"  {s.date or ''}  kind: {s.kind}")]
         if s.expression_type:
-            head.append(f"expression: E{s.expression_type} {EXPRESSION_TYPES[s.expression_type]}")
+            head.append(Text(f"expression: E{s.expression_type} {EXPRESSION_TYPES[s.expression_type]}"))
         if s.preference_ids:
             prefs = "; ".join(f"{p}: {self.bundle.preference(p).text}" for p in s.preference_ids)
-            head.append(f"preferences (gold, not shown to models): {prefs}")
+            head.append(safe_text(f"preferences (gold, not shown to models): {prefs}"))
         if s.context_factor:
-            head.append(f"context factor (gold): {s.context_factor} — {s.contextual_preference or ''}")
+            head.append(safe_text(f"context factor (gold): {s.context_factor} — {s.contextual_preference or ''}"))
         with VerticalScroll():
-            yield Static("\n".join(head), classes="session-head", markup=True)
+            yield Static(Text("\n").join(head), classes="session-head")
             for i, t in enumerate(s.turns):
-                who = "[b cyan]user[/]" if t.role == "user" else "[b green]assistant[/]"
-                yield Static(f"{who} [dim]#{i}[/]\n{_escape(t.content)}\n", markup=True)
+                who = Text("user", "bold cyan") if t.role == "user" else Text("assistant", "bold green")
+                yield Static(Text.assemble(who, (f" #{i}", "dim"), "\n", safe_text(t.content), "\n"))
         yield Footer()
 
     def on_mount(self) -> None:
         self.title = "session"
-        self.sub_title = self.session.title or self.session.id
-
-
-def _escape(text: str) -> str:
-    from rich.markup import escape
-
-    return escape(text)
+        self.sub_title = terminal_safe(self.session.title or self.session.id)

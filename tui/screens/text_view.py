@@ -8,6 +8,9 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Markdown
 
+from core.text.terminal_safe import terminal_safe
+from tui.safe_text import safe_text
+
 
 class TextView(ModalScreen[None]):
     DEFAULT_CSS = """
@@ -24,9 +27,9 @@ class TextView(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll() as scroll:
-            scroll.border_title = self._title
+            scroll.border_title = safe_text(self._title)  # a str title would be parsed as markup
             scroll.border_subtitle = "esc closes"
-            yield Markdown(self._markdown)
+            yield Markdown(terminal_safe(self._markdown))  # data inside: escape sequences shown
 
 
 def judgment_markdown(model: str, j) -> str:

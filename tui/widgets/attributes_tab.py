@@ -18,6 +18,7 @@ from textual.message import Message
 from textual.widgets import DataTable, Static
 
 from core.model import UserBundle
+from tui.safe_text import safe_text
 from tui.widgets.timeline import SessionChosen
 
 VERDICT_STYLE = {"accept": "green", "uncertain": "yellow", "reject": "red"}
@@ -102,14 +103,14 @@ class AttributesTable(DataTable):
         for r in rows:
             ev = ", ".join(r.evidence[:3]) + (f" +{len(r.evidence) - 3}" if len(r.evidence) > 3 else "")
             text = r.text if len(r.text) <= 70 else r.text[:69] + "…"
-            self.add_row(
-                r.id,
-                text,
+            self.add_row(  # data cells as Text: a str cell would be parsed as markup
+                safe_text(r.id),
+                safe_text(text),
                 f"{r.confidence:.2f}",
                 _verdict(r.verifier),
-                ev or "—",
+                safe_text(ev or "—"),
                 _verdict(r.operator) if r.extraction_id else Text("gold", "dim"),
-                r.source,
+                safe_text(r.source),
                 key=f"{r.extraction_id}|{r.id}",
             )
         if rows and keep is not None:
@@ -154,7 +155,7 @@ class AttributesView(Vertical):
         yield AttributesTable(id="attributes-table")
 
     def show(self, rows: list[AttributeRow], note: str) -> None:
-        self.query_one("#attributes-note", Static).update(note)
+        self.query_one("#attributes-note", Static).update(safe_text(note))
         self.query_one(AttributesTable).show(rows)
 
     def show_user(self, bundle: UserBundle) -> None:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from rich.text import Text
 from textual import work
 from textual.message import Message
 from textual.timer import Timer
@@ -21,6 +22,8 @@ from textual.worker import Worker, WorkerState
 
 from core.plan import PromptPlan
 from core.run.spec import RunSpec
+from core.text.terminal_safe import terminal_safe
+from tui.safe_text import safe_text
 from tui.widgets.prompt_tab import plan_text
 
 ESTIMATE_DELAY_S = 0.35  # wait for the operator to stop changing choices before preparing
@@ -107,10 +110,10 @@ class EstimateLine(Static):
         if current is None or plan_key(current) != plan_key(prepared.spec):
             return  # the choices changed meanwhile; a newer estimate is on its way
         self._prepared = prepared
-        text = prepared.estimate.text()
+        text = safe_text(prepared.estimate.text())  # Text, not markup: notes carry data
         for note in prepared.plan.notes:
-            text += f"  [yellow]⚠ {note}[/]"
-        self.update(f"{text}  ·  ctrl+r runs")
+            text.append_text(safe_text(f"  ⚠ {note}", "yellow"))
+        self.update(text.append("  ·  ctrl+r runs"))
         run, self._run_when_ready = self._run_when_ready, False
         self.post_message(self.Ready(prepared, run))
 
@@ -119,9 +122,15 @@ class EstimateLine(Static):
 
         self._prepared = None
         if isinstance(error, ContextWindowExceeded):
-            self.update(f"[red]⚠ too long: {error}[/]  (tick [b]force[/] to send anyway)")
+            self.update(
+                Text.assemble(
+                    safe_text(f"⚠ too long: {error}", "red"), "  (tick ", ("force", "bold"), " to send anyway)"
+                )
+            )
         elif isinstance(error, ContextError):
-            self.update(f"[red]⚠ {error}[/]")
+            self.update(safe_text(f"⚠ {error}", "red"))
         else:
-            self.update(f"[red]cannot prepare: {type(error).__name__}: {error}[/]")
-            self.notify(str(error), title="Cannot prepare the prompt", severity="error", timeout=8)
+            self.update(safe_text(f"cannot prepare: {type(error).__name__}: {error}", "red"))
+            self.notify(
+                terminal_safe(str(error)), markup=False, title="Cannot prepare the prompt", severity="error", timeout=8
+            )

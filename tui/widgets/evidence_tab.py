@@ -13,6 +13,7 @@ from textual.worker import Worker
 
 from core.model import UserBundle
 from core.run.spec import RunSpec
+from tui.safe_text import safe_text
 from tui.widgets.worker_errors import notify_if_failed
 
 EMPTY_NOTE = "no gold evidence or retrieved turns for this case"
@@ -46,19 +47,24 @@ class EvidenceTable(DataTable):
     def show(self, rows: list, models: list[str]) -> None:
         self.clear(columns=True)
         self.add_columns(
-            "session", "gold", "retrieved", "tokens to query", "distinctive words", *[f"in {m}" for m in models]
+            "session",
+            "gold",
+            "retrieved",
+            "tokens to query",
+            "distinctive words",
+            *[safe_text(f"in {m}") for m in models],
         )
         for r in rows:
-            cells = [
-                r.session_id,
+            cells = [  # data cells as Text: a str cell would be parsed as markup
+                safe_text(r.session_id),
                 Text("★ gold", "bold yellow") if r.gold else "",
                 f"#{r.retrieved_rank} ({r.similarity:.2f})" if r.retrieved_rank is not None else "",
                 f"{r.tokens_to_query:,}" if r.tokens_to_query is not None else "",
-                ", ".join(r.distinctive[:6]) or "—",
+                safe_text(", ".join(r.distinctive[:6]) or "—"),
             ]
             for m in models:
                 found = r.mentioned.get(m, ())
-                cells.append(Text("✓ " + ", ".join(found[:4]), "green") if found else Text("—", "dim"))
+                cells.append(safe_text("✓ " + ", ".join(found[:4]), "green") if found else Text("—", "dim"))
             self.add_row(*cells, key=r.session_id)
         if not rows:
             self.add_row(EMPTY_NOTE, *[""] * (4 + len(models)))

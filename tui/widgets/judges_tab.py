@@ -15,6 +15,8 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import DataTable
 
+from tui.safe_text import safe_text
+
 
 def _short(text: str | None, n: int) -> str:
     s = " ".join((text or "").split())
@@ -66,16 +68,16 @@ class JudgesTable(DataTable):
         self.items.append((model, response_id, j))
         score = "" if j.score is None else f"{j.score:g}" + (f"/{j.scale_max:g}" if j.scale_max is not None else "")
         parsed = Text("yes", "green") if j.parse_ok else Text("NO", "bold red")
-        self.add_row(
-            model,
-            source_label(j),
-            j.judge_model,
-            j.kind,
-            j.dimension,
+        self.add_row(  # data cells as Text: a str cell would be parsed as markup ("[/INST]" crashes it)
+            safe_text(model),
+            safe_text(source_label(j)),
+            safe_text(j.judge_model),
+            safe_text(j.kind),
+            safe_text(j.dimension),
             score,
             parsed,
-            _short(j.rationale or j.error, 70),
-            _short(j.raw, 40),
+            safe_text(_short(j.rationale or j.error, 70)),
+            safe_text(_short(j.raw, 40)),
         )
 
     def current(self) -> tuple[str, str | None, Any] | None:

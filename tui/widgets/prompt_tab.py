@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
+from core.text.terminal_safe import terminal_safe as safe
 from tui.widgets.rendered_view import RenderedView
 
 HISTORY_PREVIEW = 600  # characters of a long message shown at each end
@@ -28,7 +29,7 @@ def plan_text(spec, plan, token_counts: list[list[int]] | None = None) -> Text:
     if plan.evidence:
         t.append("\nWhere the gold evidence sits (★ on the timeline)\n", "bold yellow")
         for e in plan.evidence:
-            t.append(f"  ★ {e.session_id}", "yellow")
+            t.append(f"  ★ {safe(e.session_id)}", "yellow")
             t.append(
                 f"  session #{e.position + 1} of {len(plan.context)} · {e.tokens_to_query:,} tokens before "
                 "the question\n"
@@ -36,10 +37,10 @@ def plan_text(spec, plan, token_counts: list[list[int]] | None = None) -> Text:
     if plan.retrieved:
         t.append("\nRetrieved turns (▸ on the timeline)\n", "bold magenta")
         for r in plan.retrieved:
-            t.append(f"  ▸ #{r.rank} {r.session_id}#{r.turn_index}", "magenta")
+            t.append(f"  ▸ #{r.rank} {safe(r.session_id)}#{r.turn_index}", "magenta")
             t.append(f"  similarity {r.similarity:.3f}{'  ★ gold' if r.is_evidence else ''}\n")
     for note in plan.notes:
-        t.append(f"\n⚠ {note}\n", "yellow")
+        t.append(f"\n⚠ {safe(note)}\n", "yellow")
     for i, step in enumerate(plan.steps):
         purpose = f" — {step.purpose}" if step.purpose else ""
         t.append(f"\n── step {step.name}: {step.tokens:,} tokens{purpose} ──\n", "bold blue")
@@ -48,7 +49,7 @@ def plan_text(spec, plan, token_counts: list[list[int]] | None = None) -> Text:
             if token_counts and i < len(token_counts) and k < len(token_counts[i]):
                 count = f"  {token_counts[i][k]:,} tokens"
             t.append(f"\n{m.role}", ROLE_STYLE.get(m.role, "bold")).append(f"{count}\n", "dim")
-            body = m.content
+            body = safe(m.content)  # data: escape sequences shown, never sent to the terminal
             if len(body) > 2 * HISTORY_PREVIEW:
                 cut = len(body) - 2 * HISTORY_PREVIEW
                 t.append(body[:HISTORY_PREVIEW])

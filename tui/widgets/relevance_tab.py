@@ -20,7 +20,8 @@ from textual.widgets import DataTable, Static
 from textual.worker import Worker
 
 from core.model import UserBundle
-from tui.widgets.worker_errors import notify_if_failed
+from tui.safe_text import safe_text
+from tui.widgets.worker_errors import flush_or_notify, notify_if_failed
 
 DECIDERS = ("gold", "bm25", "embedding", "llm", "human")
 
@@ -75,9 +76,9 @@ class RelevanceTable(DataTable):
             verdicts = {d.relevant for d in row.values() if d.relevant is not None}
             agree = Text("✓", "green") if len(verdicts) == 1 else Text("✗ split", "bold yellow") if verdicts else ""
             text = " ".join((texts.get(key) or "").split())
-            self.add_row(
-                f"{key[0]} {key[1]}",
-                text[:60] + ("…" if len(text) > 60 else ""),
+            self.add_row(  # data cells as Text: a str cell would be parsed as markup
+                safe_text(f"{key[0]} {key[1]}"),
+                safe_text(text[:60] + ("…" if len(text) > 60 else "")),
                 *[_cell(row.get(d)) for d in DECIDERS],
                 agree,
             )
@@ -113,7 +114,7 @@ class RelevanceView(Vertical):
         yield RelevanceTable(id="relevance-table")
 
     def show(self, table: dict, texts: dict, note: str) -> None:
-        self.query_one("#relevance-note", Static).update(note)
+        self.query_one("#relevance-note", Static).update(safe_text(note))
         self.query_one(RelevanceTable).show(table, texts)
 
     def show_run(self, run_id: str | None, query_id: str | None, bundle: UserBundle | None, plan) -> None:
@@ -127,7 +128,7 @@ class RelevanceView(Vertical):
         if self.run_id is None:
             self.show({}, {}, "Run a case or re-open one; then d decides relevance here.")
             return
-        self.workbench.flush()
+        flush_or_notify(self, self.workbench)
         stored = self.workbench.relevance(self.run_id)
         decisions = [s.decision for s in stored]
         texts: dict = {}
@@ -168,7 +169,7 @@ class RelevanceView(Vertical):
         if self.run_id is None or self.bundle is None:
             self.notify("Decide relevance once the run has finished (or re-open a stored run).", severity="warning")
             return
-        self.workbench.flush()
+        flush_or_notify(self, self.workbench)
         run = self.workbench.load_run(self.run_id)
         self.show({}, {}, "deciding …")
         self._decide(run, self.bundle, message.embeddings)

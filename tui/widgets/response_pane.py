@@ -16,6 +16,8 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
+from core.text.terminal_safe import terminal_safe
+from tui.safe_text import safe_text
 from tui.widgets.streaming_markdown import StreamingMarkdown
 
 STATUS_STYLE = {
@@ -112,7 +114,7 @@ class ResponsePane(Vertical, can_focus=True):
         self._metrics: PaneMetrics | None = None
         self._judgments: list = []
         self.show_rationales = False
-        self.border_title = self.label
+        self.border_title = safe_text(self.label)  # a str title would be parsed as markup
 
     @property
     def label(self) -> str:
@@ -236,7 +238,7 @@ def scores_text(judgments: list, with_rationales: bool) -> Text:
         label = j.dimension if j.dimension != "*" else j.kind
         if j.human:
             label = f"you:{label}"
-        text.append(f"{label} ", "bold")
+        text.append(f"{terminal_safe(label)} ", "bold")
         if j.parse_ok and j.score is not None:
             scale = f"/{j.scale_max:g}" if j.scale_max is not None else ""
             text.append(f"{j.score:g}{scale}", "green" if _good(j) else "yellow")
@@ -244,12 +246,12 @@ def scores_text(judgments: list, with_rationales: bool) -> Text:
             text.append("unparsed", "red")
         if with_rationales:
             reason = (j.rationale or j.error or j.raw or "").strip()
-            text.append(f"\n  {reason[:400]}\n", "italic")
+            text.append(f"\n  {terminal_safe(reason[:400])}\n", "italic")
         else:
             text.append("  ")
     kinds = {("heuristic" if j.heuristic else "human" if j.human else j.judge_model) for j in judgments}
     text.append("\n" if not with_rationales else "", "")
-    text.append(f"by {', '.join(sorted(kinds))}", "dim")
+    text.append(terminal_safe(f"by {', '.join(sorted(kinds))}"), "dim")
     if not with_rationales:
         text.append(" · r: reasons", "dim")
     return text

@@ -21,6 +21,7 @@ from textual.widgets import Button, Checkbox, Input, Select
 from core.model import EXPRESSION_TYPES, UserBundle
 from core.providers.base import ModelSpec
 from core.run.spec import RunSpec
+from tui.safe_text import safe_text
 
 #: Context configurations offered in the picker (core.history.configs.CONFIGS minus "custom", which needs ids).
 CONTEXTS = [
@@ -238,13 +239,14 @@ class RunBar(Vertical):
 
     def set_users(self, users: list[tuple[str, str]], selected: str | None) -> None:
         select = self.query_one("#rb-user", Select)
-        select.set_options(users)
+        # Names are data: a Text prompt is shown literally (a str would be parsed as markup).
+        select.set_options([(safe_text(name), user_id) for name, user_id in users])
         if selected is not None:
             select.value = selected
 
     def set_queries(self, bundle: UserBundle, selected: str | None) -> None:
         select = self.query_one("#rb-query", Select)
-        select.set_options([(query_label(bundle, q.id), q.id) for q in bundle.queries])
+        select.set_options([(safe_text(query_label(bundle, q.id)), q.id) for q in bundle.queries])
         if selected is not None:
             select.value = selected
         types = bundle.expression_types()

@@ -21,6 +21,7 @@ from textual.widgets import Tab, Tabs
 from textual.worker import Worker
 
 from core.run.spec import JudgeScored, ResponseFinished, ResponseStarted, RunEvent, RunFinished, RunSpec, RunStarted
+from core.text.terminal_safe import terminal_safe
 from tui.bridge import EngineBridge, EngineEvent, TokensPending
 from tui.quiet_gc import quiet_gc
 from tui.widgets.response_pane import ResponsePane
@@ -276,7 +277,11 @@ class RunView(Vertical):
             self.notify("Focus the answer to score (click its pane), or pick a row in the Judges tab.")
             return
         if pane.status != "ok":
-            self.notify(f"{pane.model_id} has no finished answer to score ({pane.status}).", severity="warning")
+            self.notify(
+                terminal_safe(f"{pane.model_id} has no finished answer to score ({pane.status})."),
+                severity="warning",
+                markup=False,
+            )
             return
         from tui.screens.human_score import HumanScoreScreen, scales_from
 
@@ -290,7 +295,9 @@ class RunView(Vertical):
                     run_id, answer, kind=scale.kind, dimension=scale.dimension, score=value, scale=(scale.lo, scale.hi)
                 )
             self.reload_judgments()
-            self.notify(f"stored {len(scores)} score(s) of yours for {pane.model_id}", timeout=4)
+            self.notify(
+                terminal_safe(f"stored {len(scores)} score(s) of yours for {pane.model_id}"), timeout=4, markup=False
+            )
 
         self.app.push_screen(HumanScoreScreen(pane.model_id, scales_from(pane.judgments)), chosen)
 

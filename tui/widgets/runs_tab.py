@@ -19,6 +19,10 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import DataTable, Input
 
+from core.text.terminal_safe import terminal_safe
+from tui.safe_text import safe_text
+from tui.widgets.worker_errors import flush_or_notify
+
 STATUS_STYLE = {
     "ok": "green",
     "partial": "yellow",
@@ -85,16 +89,16 @@ class RunsTable(DataTable):
         self.shown = [s for s in self.summaries if matches(s, self._words)]
         for s in self.shown:
             mark = Text("●", "bold cyan") if s.id in self.marked else ""
-            self.add_row(
+            self.add_row(  # data cells as Text: a str cell would be parsed as markup
                 mark,
                 s.created_at[:16].replace("T", " "),
-                s.user_id,
-                s.query_id,
+                safe_text(s.user_id),
+                safe_text(s.query_id),
                 f"E{s.expression_type}" if s.expression_type else "",
-                s.context,
-                s.method,
-                ", ".join(s.models),
-                Text(s.status, STATUS_STYLE.get(s.status, "")),
+                safe_text(s.context),
+                safe_text(s.method),
+                safe_text(", ".join(s.models)),
+                safe_text(s.status, STATUS_STYLE.get(s.status, "")),
                 s.id,
                 key=s.id,
             )
@@ -130,7 +134,7 @@ class RunsTable(DataTable):
         from tui.screens.compare import compare_markdown
         from tui.screens.text_view import TextView
 
-        self.workbench.flush()
+        flush_or_notify(self, self.workbench)
         a, b = (self.workbench.load_run(r) for r in run_ids)
         self.app.push_screen(TextView(f"compare {a.id} ↔ {b.id}", compare_markdown(a, b)))
 
@@ -153,9 +157,14 @@ class RunsTable(DataTable):
             try:
                 n = self.workbench.export_runs(ids, path)
             except (OSError, ValueError) as exc:
-                self.notify(f"could not write {path}: {exc}", severity="error", timeout=8)
+                self.notify(terminal_safe(f"could not write {path}: {exc}"), severity="error", timeout=8, markup=False)
                 return
-            self.notify(f"wrote {n} row(s) from {len(ids)} run(s) to {path}", title="Exported", timeout=8)
+            self.notify(
+                terminal_safe(f"wrote {n} row(s) from {len(ids)} run(s) to {path}"),
+                title="Exported",
+                timeout=8,
+                markup=False,
+            )
 
         self.app.push_screen(ExportScreen(len(ids), default), chosen)
 
@@ -189,18 +198,21 @@ class RunsView(Vertical):
         why) when it is unknown or its user or query is no longer in the database."""
         from storage.runs import UnknownRun
 
-        self.workbench.flush()
+        flush_or_notify(self, self.workbench)
         try:
             run = self.workbench.load_run(run_id)
         except UnknownRun as exc:
-            self.notify(str(exc), severity="error")
+            self.notify(terminal_safe(str(exc)), severity="error", markup=False)
             return None
         try:
             self.workbench.user(run.spec.user_id).query(run.spec.query_id)
         except (KeyError, LookupError):
             self.notify(
-                f"run {run_id}: user {run.spec.user_id!r} or query {run.spec.query_id!r} is no longer "
-                "in the database (re-import the user to re-open it)",
+                terminal_safe(
+                    f"run {run_id}: user {run.spec.user_id!r} or query {run.spec.query_id!r} is no longer "
+                    "in the database (re-import the user to re-open it)"
+                ),
+                markup=False,
                 severity="error",
                 timeout=8,
             )
@@ -209,5 +221,5 @@ class RunsView(Vertical):
 
     def refresh_runs(self) -> None:
         """Every stored run, newest first (the recorder's pending writes included)."""
-        self.workbench.flush()
+        flush_or_notify(self, self.workbench)
         self.show(self.workbench.list_runs())

@@ -21,6 +21,8 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from core.text.terminal_safe import terminal_safe
+
 #: Live text longer than this is frozen at its last paragraph break.
 FREEZE_CHARS = 600
 _FENCE = re.compile(r"^\s*(```|~~~)")
@@ -98,7 +100,9 @@ class StreamingMarkdown(ScrollView, can_focus=True):
             return []
         console = self.app.console
         options = console.options.update(width=self._width, height=None)
-        lines = [Strip(line) for line in console.render_lines(Markdown(source), options, pad=False)]
+        # Model text is untrusted: escape sequences are shown (\x1b…), never sent to the terminal.
+        markdown = Markdown(terminal_safe(source))
+        lines = [Strip(line) for line in console.render_lines(markdown, options, pad=False)]
         while lines and not lines[-1].text.strip():
             lines.pop()
         return lines + ([Strip.blank(self._width)] if gap and lines else [])

@@ -27,6 +27,7 @@ from textual.strip import Strip
 from core.history.timeline import TimelineRow, estimated_tokens, timeline_rows, tokens_by_session
 from core.model import UserBundle
 from core.plan import PromptPlan
+from core.text.terminal_safe import terminal_safe
 
 KIND_LABEL = {"life_event": "life", "preference": "pref", "filler": "filler", "task": "task"}
 
@@ -69,11 +70,11 @@ def render_row(row: TimelineRow, width: int = 40) -> Text:
         marks += " ◆"
     text = Text(no_wrap=True, overflow="ellipsis")
     if row.session_id is None:
-        text.append(f"{'':{11 if width >= 34 else 8}}······ {row_label(row)} {tokens}", "dim")
+        text.append(f"{'':{11 if width >= 34 else 8}}······ {terminal_safe(row_label(row))} {tokens}", "dim")
         return text
     date_w = 10 if width >= 34 else 7  # 2015-11-06, or 2015-11 on narrow terminals
     room = max(6, width - date_w - 2 - len(tokens) - 1 - len(marks))
-    label = row_label(row)
+    label = terminal_safe(row_label(row))  # ids are data: escape sequences made visible
     label = label if len(label) <= room else label[: room - 1] + "…"
     date = row.date.isoformat() if row.date else ""
     text.append(f"{date[:date_w]:{date_w}} ", "dim")

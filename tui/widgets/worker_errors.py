@@ -9,10 +9,27 @@ from __future__ import annotations
 from textual.widget import Widget
 from textual.worker import Worker, WorkerState
 
+from core.text.terminal_safe import terminal_safe
+
 
 def notify_if_failed(node: Widget, event: Worker.StateChanged) -> None:
     if event.state == WorkerState.ERROR:
         worker = event.worker
         node.notify(
-            f"{worker.description} failed: {type(worker.error).__name__}: {worker.error}", severity="error", timeout=10
+            terminal_safe(f"{worker.description} failed: {type(worker.error).__name__}: {worker.error}"),
+            severity="error",
+            timeout=10,
+            markup=False,  # error text is data
         )
+
+
+def flush_or_notify(node: Widget, workbench) -> None:
+    """Wait for the recorder's writes before reading runs back. A write that could not be stored
+    (the database stayed locked past the deadline, a full or read-only disk) is shown as an error
+    instead of crashing the app; what was stored is still read."""
+    from storage.writer import WriterError
+
+    try:
+        workbench.flush()
+    except WriterError as exc:
+        node.notify(terminal_safe(f"not stored: {exc}"), severity="error", timeout=15, markup=False)

@@ -1,0 +1,27 @@
+"""A write the recorder could not store reaches the operator as an error, not as a crash."""
+
+from __future__ import annotations
+
+from storage.writer import WriterError
+from tests.tui.conftest import app_for, settle, workbench
+
+
+async def test_a_lost_write_is_shown_and_the_app_keeps_running(tmp_path):
+    wb = workbench(tmp_path / "p.db")
+    app = app_for(wb, ["demo:generic"])
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot, app)
+        real_flush = wb.flush
+
+        def locked_flush() -> None:
+            raise WriterError([RuntimeError("database is locked")])
+
+        wb.flush = locked_flush  # the state a locked or full database leaves the recorder in
+        await pilot.press("ctrl+r")  # a finished run refreshes the Runs tab, which flushes first
+        await pilot.pause()
+        await settle(pilot, app)
+        await pilot.pause()
+        messages = [n.message for n in app._notifications]
+        assert any("not stored" in m and "database is locked" in m for m in messages), messages
+        assert app.is_running
+        wb.flush = real_flush
