@@ -96,13 +96,18 @@ class PromptPlan(BaseModel):
     #: Neutral session names shown in the prompt (``S1`` …) -> real session keys, for prompts that
     #: let the model cite turns (Re-Centering extract): dataset ids carry gold, so they are never shown.
     aliases: dict[str, str] = Field(default_factory=dict)
+    #: Ids of the filler pools the context drew from (empty when it adds no filler), so a stored
+    #: run re-runs with the same filler (``core.run.spec.pinned_spec``).
+    filler_pools: list[str] = Field(default_factory=list)
 
     @model_serializer(mode="wrap")
     def _drop_empty_aliases(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        # Plans that show no ids dump exactly as before the field existed (stored plans, golden files).
+        # Plans that show no ids or draw no filler dump exactly as before these fields existed
+        # (stored plans, golden files).
         data = handler(self)
-        if not data.get("aliases"):
-            data.pop("aliases", None)
+        for key in ("aliases", "filler_pools"):
+            if not data.get(key):
+                data.pop(key, None)
         return data
 
     @property

@@ -31,18 +31,25 @@ def config_path() -> Path:
 class Endpoint(BaseModel):
     """A named OpenAI-compatible server, e.g. a local vLLM: used as ``<name>:<model>``."""
 
+    model_config = ConfigDict(extra="forbid")  # a typo (or an api_key) is reported, never ignored
+
     base_url: str
     #: Env var holding its key, if it needs one (the key itself is never written here).
     api_key_env: str | None = None
 
 
 class Settings(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="forbid")  # an unknown key is named, with a did-you-mean
 
     db: Path = Field(default_factory=lambda: data_dir() / "prefscope.db")
     #: Sentence-embedding model for RAG and relevance (the paper used sup-simcse-roberta-large).
     embedding_model: str = "all-MiniLM-L6-v2"
     max_import_mb: int = 200
+    #: Largest single text field (a turn, a persona, a query) an import accepts, in MB of characters.
+    max_field_mb: float = Field(default=4.0, gt=0)
+    #: A streamed answer longer than this is cut and stored as ``incomplete`` (~100k tokens: far
+    #: past any output limit, so only a runaway or hostile stream reaches it).
+    max_answer_chars: int = Field(default=400_000, gt=0)
     #: How long a write keeps retrying while another process holds the database's write lock;
     #: far longer than a lock is normally held. A write still refused then is reported, never dropped.
     write_deadline_s: float = Field(default=60.0, gt=0)
@@ -62,10 +69,20 @@ ENV_PREFIX = "PREFSCOPE_"
 _SCALARS = (str, int, float, bool, Path)
 
 
+#: ``PREFSCOPE_*`` variables that are not settings: the config file, `serve`'s token, test switches.
+OTHER_ENV = frozenset({"CONFIG", "SERVE_TOKEN", "UPDATE_GOLDEN", "FUZZ_EXAMPLES"})
+
+
 def env_values() -> dict:
     """``PREFSCOPE_<FIELD>`` variables; lists and tables are JSON (``PREFSCOPE_MODELS='["demo:oracle"]'``).
+    Any other ``PREFSCOPE_*`` variable (except :data:`OTHER_ENV`) is a ValueError naming it.
 
     Read by hand rather than with pydantic-settings, whose import alone costs ~60 ms of start-up."""
+    for var in sorted(os.environ):
+        name = var.removeprefix(ENV_PREFIX)
+        if var.startswith(ENV_PREFIX) and name not in OTHER_ENV and name.lower() not in Settings.model_fields:
+            known = [ENV_PREFIX + f.upper() for f in Settings.model_fields] + [ENV_PREFIX + o for o in OTHER_ENV]
+            raise ValueError(f"unknown environment variable {var}{did_you_mean(var, known)}")
     out: dict = {}
     for name, field in Settings.model_fields.items():
         raw = os.environ.get(f"{ENV_PREFIX}{name.upper()}")
@@ -87,7 +104,10 @@ def load_settings(config: str | Path | None = None, **overrides: object) -> Sett
     path = Path(config) if config else config_path()
     file_values: dict = {}
     if config and not path.is_file():
-        raise SettingsError(f"{path}: no such config file")
+        raise SettingsError(
+            f"{path}: no such config file (named by --config or PREFSCOPE_CONFIG); create it, or point them "
+            "at an existing file (`prefscope paths` shows where the default one lives)"
+        )
     if path.is_file():
         try:
             with path.open("rb") as fh:
@@ -99,11 +119,29 @@ def load_settings(config: str | Path | None = None, **overrides: object) -> Sett
         merged.update({k: v for k, v in overrides.items() if v is not None})
         return Settings(**merged)
     except ValidationError as exc:
+        unknown = [_unknown(e["loc"]) for e in exc.errors() if e["type"] == "extra_forbidden"]
+        if unknown:
+            raise SettingsError(f"{path}: unknown setting {'; unknown setting '.join(unknown)}") from exc
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         raise SettingsError(f"setting {where!r} (from {path}, {ENV_PREFIX}* or a flag): {first['msg']}") from exc
     except ValueError as exc:
         raise SettingsError(str(exc)) from exc
+
+
+def _unknown(loc: tuple) -> str:
+    """``'thme' (did you mean 'theme'?); known: …`` for a key no model field has."""
+    fields = list((Endpoint if loc[0] == "endpoints" else Settings).model_fields)
+    where = ".".join(str(p) for p in loc)
+    return f"{where!r}{did_you_mean(str(loc[-1]), fields)} (known: {', '.join(fields)})"
+
+
+def did_you_mean(name: str, known: list[str]) -> str:
+    """`` (did you mean 'x'?)`` for the closest known name, or ""."""
+    import difflib
+
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 class SettingsError(ValueError):

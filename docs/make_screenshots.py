@@ -29,7 +29,15 @@ async def settle(app, pilot) -> None:
     await pilot.pause(0.3)
 
 
-async def shoot(db: Path, size: tuple[int, int], name: str, *, reasons: bool = False, tab: str | None = None) -> None:
+async def shoot(
+    db: Path,
+    size: tuple[int, int],
+    name: str,
+    *,
+    reasons: bool = False,
+    tab: str | None = None,
+    keys: tuple[str, ...] = (),
+) -> None:
     from core.settings import load_settings
     from tui.app import make_app
     from tui.workbench import Workbench
@@ -53,6 +61,9 @@ async def shoot(db: Path, size: tuple[int, int], name: str, *, reasons: bool = F
             await pilot.press("r")
         if tab:
             app.screen.show_tab(tab)
+        for key in keys:  # as a user would type them, after the run
+            await pilot.press(key)
+            await pilot.pause(0.2)
         await pilot.pause(0.3)
         svg = HERE / f"{name}.svg"
         app.save_screenshot(filename=svg.name, path=str(HERE))
@@ -71,6 +82,11 @@ async def main() -> None:
         await shoot(db, (200, 50), "evidence", tab="evidence")
         await shoot(db, (200, 50), "reasons-judges", reasons=True, tab="judges")
         await shoot(db, (80, 24), "narrow-80x24")
+        # The Runs tab's results grid (5 runs × 3 models by now), grouped by model.
+        await shoot(db, (200, 50), "runs-grid", keys=("6", "g", "g", "g"))
+        await shoot(db, (80, 24), "narrow-runs-80x24", keys=("6",))
+        # Two answers of the latest run side by side with a word diff.
+        await shoot(db, (200, 50), "compare", keys=("6", "space", "down", "down", "space", "c"))
 
 
 if __name__ == "__main__":

@@ -77,7 +77,8 @@ WHERE batch_cells.status IN ('pending', 'cancelled', 'interrupted')
 _SETTLE_DEAD_CLAIM = """
 UPDATE batch_cells SET status = 'ok', error = NULL, updated_at = :now
 WHERE batch = :batch AND cell_key = :key AND status = 'running' AND prefscope_claim_dead(error)
-  AND EXISTS (SELECT 1 FROM runs WHERE runs.id = batch_cells.run_id AND runs.status = 'ok')
+  AND EXISTS (SELECT 1 FROM responses WHERE responses.run_id = batch_cells.run_id
+              AND responses.is_final = 1 AND responses.status = 'ok')
 """
 
 
@@ -96,8 +97,8 @@ class SqliteCellStore:
         self.db = db
         self.writer = writer
         self.lost = lost
-        #: Outcome status -> cells of that outcome whose answer could not be stored.
-        self.unstored: Counter[str] = Counter()
+        #: Run id -> outcome status, for cells whose answer or status could not be stored.
+        self.unstored_runs: dict[str, str] = {}
         self._lock = threading.Lock()
 
     def statuses(self, batch: str) -> dict[str, str]:
@@ -145,9 +146,26 @@ class SqliteCellStore:
             stored = f.exception() is None and f.result() and self.lost(run_id) is None
             if not stored and status not in ("cancelled", "pending"):
                 with self._lock:
-                    self.unstored[status] += 1
+                    self.unstored_runs[run_id] = status
 
         self.writer.submit(job).add_done_callback(counted)
+
+    def unstored(self) -> Counter[str]:
+        """Outcome status -> cells whose answer is not in the database. A cell whose final answer
+        was stored but whose status write was refused is not among them: resume settles it."""
+        with self._lock:
+            runs = dict(self.unstored_runs)
+        if not runs:
+            return Counter()
+        marks = ",".join("?" * len(runs))
+        stored = {
+            run_id
+            for (run_id,) in self.db.execute(
+                f"SELECT run_id FROM responses WHERE is_final = 1 AND status = 'ok' AND run_id IN ({marks})",
+                list(runs),
+            )
+        }
+        return Counter(status for run_id, status in runs.items() if run_id not in stored)
 
 
 def list_batches(db: Database) -> list[BatchSummary]:

@@ -15,7 +15,7 @@ judgments, never a query per row. Safety:
 * **Secrets**: nothing secret is stored, and as a second line of defence every text cell has the
   values of the environment's ``*_API_KEY`` / ``*_TOKEN`` / ``*_SECRET`` variables and
   ``sk-…``-shaped keys replaced by ``[redacted]``. ``base_url`` is not exported.
-* Model output is only ever in the ``text`` column; verdicts are in ``score:…`` columns (wide) or
+* Model output is only ever in the ``text`` column; verdicts are in ``score_…`` columns (wide) or
   judgment rows (long), never in the same cell.
 """
 
@@ -27,9 +27,13 @@ import os
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import IO
 
 from sqlite_utils import Database
+
+from core.analysis.score_columns import ScoreKey, score_column_names
+from core.judges.aggregate import source_of
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 FORMULA_CHARS = frozenset(FORMULA_START)
@@ -48,6 +52,9 @@ WIDE_BASE = [
     "seed",
     "method",
     "history_tokens",
+    "prompt_tokens",
+    "evidence_tokens_to_query",
+    "gold_retrieved",
     "response_id",
     "model",
     "provider",
@@ -56,12 +63,14 @@ WIDE_BASE = [
     "status",
     "error",
     "input_tokens",
+    "estimate_input_tokens",
     "output_tokens",
     "cost_usd",
     "ttft_ms",
     "duration_ms",
     "cache_hit",
     "parse_failures",
+    "filler_pools",
 ]
 LONG_COLUMNS = [
     "run_id",
@@ -80,6 +89,7 @@ LONG_COLUMNS = [
     "is_demo",
     "kind",
     "dimension",
+    "source",
     "score",
     "scale_min",
     "scale_max",
@@ -191,9 +201,19 @@ class Cleaner:
 
 
 # -- wide ---------------------------------------------------------------------------------
-def score_column(kind: str, dimension: str, judge_model: str, heuristic: bool, human: bool) -> str:
-    source = "human:" if human else "heuristic:" if heuristic else ""
-    return f"score:{kind}:{dimension}:{source}{judge_model}"
+def _source(judge_model: str, heuristic: bool, human: bool) -> str:
+    return source_of(SimpleNamespace(judge_model=judge_model, heuristic=heuristic, human=human))
+
+
+#: Planned prompt tokens of every step of the run (what `prefscope prompt` and the batch estimate count).
+_PROMPT_TOKENS = "(SELECT sum(pt.tokens) FROM prompts pt WHERE pt.run_id = r.id)"
+#: Planned tokens of the step whose reply is the exported answer: the call ``input_tokens`` reports on.
+_STEP_TOKENS = "(SELECT pt.tokens FROM prompts pt WHERE pt.run_id = r.id AND pt.step = p.step LIMIT 1)"
+#: Tokens between the nearest gold evidence session and the query, in the built history.
+_EVIDENCE_DISTANCE = "(SELECT min(json_extract(e.value, '$.tokens_to_query')) FROM json_each(r.plan, '$.evidence') e)"
+#: Retrieval methods only (the run stored retrievals) and only when the query has gold evidence.
+_GOLD_RETRIEVED = """CASE WHEN json_array_length(r.plan, '$.evidence') > 0
+                     THEN (SELECT max(rt.is_evidence) FROM retrievals rt WHERE rt.run_id = r.id) END"""
 
 
 def _response_sql(f: RunFilter, args: list) -> str:
@@ -204,7 +224,9 @@ def _response_sql(f: RunFilter, args: list) -> str:
                coalesce(q.kind, json_extract(r.plan, '$.answer_format')), q.preference_id, r.expression_type,
                r.context, r.seed, r.method, json_extract(r.plan, '$.history_tokens'),
                p.id, p.model, p.provider, p.is_demo, p.params, p.status, p.error, p.input_tokens,
-               p.output_tokens, p.cost_usd, p.ttft_ms, p.duration_ms, p.cache_hit, p.text
+               p.output_tokens, p.cost_usd, p.ttft_ms, p.duration_ms, p.cache_hit, p.text,
+               json_extract(r.plan, '$.filler_pools'),
+               {_PROMPT_TOKENS}, {_EVIDENCE_DISTANCE}, {_GOLD_RETRIEVED}, {_STEP_TOKENS}
         FROM runs r
         JOIN responses p ON p.run_id = r.id AND p.is_final = 1
         LEFT JOIN queries q ON q.user_id = r.user_id AND q.id = r.query_id
@@ -217,23 +239,23 @@ def _judgment_scores(
 ) -> tuple[list[str], dict[str, dict[str, float | None]], dict[str, int]]:
     """(score columns in a stable order, response id -> {column: score}, response id -> parse failures).
 
-    When a response was judged more than once on the same column, the latest judgment wins.
+    Columns are named by :func:`core.analysis.score_columns.score_column_names`. When a response
+    was judged more than once on the same column, the latest judgment wins.
     """
     args: list = []
     rw = run_where(f, args)
     sql = f"""SELECT j.response_id, j.kind, j.dimension, j.judge_model, j.heuristic, j.human, j.score, j.parse_ok
               FROM judgments j JOIN runs r ON r.id = j.run_id
               WHERE j.response_id IS NOT NULL AND {rw} ORDER BY j.id"""
-    columns: dict[str, None] = {}
-    scores: dict[str, dict[str, float | None]] = {}
+    keyed: dict[str, dict[ScoreKey, float | None]] = {}
     failures: dict[str, int] = {}
     for rid, kind, dim, judge, heur, human, score, ok in db.execute(sql, args):
-        col = score_column(kind, dim, judge, bool(heur), bool(human))
-        columns[col] = None
-        scores.setdefault(rid, {})[col] = score
+        keyed.setdefault(rid, {})[ScoreKey(kind, dim, _source(judge, bool(heur), bool(human)), judge)] = score
         if not ok:
             failures[rid] = failures.get(rid, 0) + 1
-    return sorted(columns), scores, failures
+    names = score_column_names(k for mine in keyed.values() for k in mine)
+    scores = {rid: {names[k]: v for k, v in mine.items()} for rid, mine in keyed.items()}
+    return sorted(names.values()), scores, failures
 
 
 def wide_rows(db: Database, f: RunFilter | None = None) -> tuple[list[str], Iterator[list]]:
@@ -249,18 +271,24 @@ def wide_rows(db: Database, f: RunFilter | None = None) -> tuple[list[str], Iter
             rid = r[12]
             mine = scores.get(rid, {})
             yield [
-                *r[:15],
+                *r[:12],
+                r[27],
+                r[28],
+                None if r[29] is None else bool(r[29]),
+                *r[12:15],
                 bool(r[15]),
                 r[16],
                 r[17],
                 r[18],
                 r[19],
+                r[30],
                 r[20],
                 r[21],
                 r[22],
                 r[23],
                 bool(r[24]),
                 failures.get(rid, 0),
+                " ".join(json.loads(r[26])) if r[26] else "",  # the pools the context drew filler from
                 *(mine.get(c) for c in score_cols),
                 r[25],
             ]
@@ -293,7 +321,9 @@ def long_rows(db: Database, f: RunFilter | None = None) -> tuple[list[str], Iter
             yield [
                 *r[:13],
                 None if r[13] is None else bool(r[13]),
-                *r[14:22],
+                *r[14:16],
+                _source(r[19], bool(r[24]), bool(r[23])),
+                *r[16:22],
                 bool(r[22]),
                 bool(r[23]),
                 bool(r[24]),

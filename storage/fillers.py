@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from sqlite_utils import Database
 
+from core.history.filler import UnknownFillerPool, default_pool_ids
 from core.model import FillerPool
 from storage.rows import gc_paused
 from storage.sessions import load_sessions
@@ -33,6 +34,27 @@ def list_filler_pools(db: Database) -> list[PoolSummary]:
         GROUP BY f.id ORDER BY f.id
     """
     return [PoolSummary(*r) for r in db.conn.execute(sql)]
+
+
+def check_pool_ids(db: Database, pool_ids: list[str] | None) -> None:
+    """Raise ``UnknownFillerPool`` (naming the known pools) when an id is not stored."""
+    known = [r[0] for r in db.conn.execute("SELECT id FROM filler_pools ORDER BY id")]
+    missing = [i for i in pool_ids or [] if i not in known]
+    if missing:
+        raise UnknownFillerPool(missing, known)
+
+
+@dataclass(frozen=True)
+class PoolChoices:
+    """What a pool picker offers: every stored pool, and the ones a user draws from by default."""
+
+    pools: list[PoolSummary]
+    default: list[str]
+
+
+def pool_choices(db: Database, user_source: str, context: str = "normal") -> PoolChoices:
+    pools = list_filler_pools(db)
+    return PoolChoices(pools, default_pool_ids(user_source, pools, context))
 
 
 def load_filler_pool(db: Database, pool_id: str) -> FillerPool:

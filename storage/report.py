@@ -8,6 +8,8 @@ Each function runs ONE SQL query and returns a :class:`core.analysis.report.Repo
     agreement_table(db, "rubric:alignment", ["model"])                  # human vs each judge
     matching_table(db, ["instance_type"])                               # CUPID P/R/F1
     pass_table(db, ["model"]); bradley_terry_table(db)                  # InterPref
+    default_metrics(db, f)                                              # what fits the queries
+    summary_table(db, RunFilter(labels=["fig5"]))                       # a batch per model
 """
 
 from __future__ import annotations
@@ -17,8 +19,8 @@ from collections.abc import Iterable
 
 from sqlite_utils import Database
 
-from core.analysis import report
-from core.analysis.report import JudgmentRow, ReportTable
+from core.analysis import report, score_columns
+from core.analysis.report import JudgmentRow, ReportTable, ResponseRow
 from storage.export import RunFilter, model_where, run_where
 
 #: factor name -> SQL expression (runs r, responses p, queries q, preferences pr, judgments j).
@@ -176,3 +178,48 @@ def pass_table(db: Database, by: Iterable[str] = ("model",), f: RunFilter | None
 def bradley_terry_table(db: Database, f: RunFilter | None = None) -> ReportTable:
     """Win rate and Bradley–Terry coefficient per model from pairwise ``win`` judgments (LLM only)."""
     return report.bradley_terry_table(load_judgments(db, "pairwise", "win", [], f, with_extra=True))
+
+
+def default_metrics(db: Database, f: RunFilter | None = None) -> list[str]:
+    """The metrics a report shows when none is asked for (accuracy for MCQ/TF queries, rubric
+    alignment or another judged metric for open ones; see
+    :func:`core.analysis.score_columns.default_metrics`). One SQL query."""
+    f = f or RunFilter()
+    args: list = []
+    rw = run_where(f, args)
+    mw = model_where(f, args)
+    sql = f"""
+        SELECT DISTINCT {FACTORS["query_kind"]}, j.kind, j.dimension
+        FROM runs r
+        JOIN responses p ON p.run_id = r.id AND p.is_final = 1
+        LEFT JOIN judgments j ON j.response_id = p.id
+        LEFT JOIN queries q ON q.user_id = r.user_id AND q.id = r.query_id
+        WHERE {rw} AND {mw}"""
+    found = db.execute(sql, args).fetchall()
+    return score_columns.default_metrics(
+        {k for k, _, _ in found}, {(kind, dim) for _, kind, dim in found if kind is not None}
+    )
+
+
+def load_responses(db: Database, f: RunFilter | None = None) -> list[ResponseRow]:
+    """Every final answer of the filtered runs. One SQL query."""
+    f = f or RunFilter()
+    args: list = []
+    rw = run_where(f, args)
+    mw = model_where(f, args)
+    sql = f"""
+        SELECT p.model, p.status, p.is_demo, p.input_tokens, p.output_tokens, p.cost_usd
+        FROM runs r JOIN responses p ON p.run_id = r.id AND p.is_final = 1
+        WHERE {rw} AND {mw}"""
+    return [ResponseRow(m, st, bool(demo), i, o, c) for m, st, demo, i, o, c in db.execute(sql, args)]
+
+
+def summary_table(db: Database, f: RunFilter | None = None, metrics: Iterable[str] | None = None) -> ReportTable:
+    """Per model: answers, ok / failed, the mean of each default metric's score column, tokens and
+    cost (the batch-end summary). One query for the answers, one per metric for the scores."""
+    chosen = list(metrics) if metrics else default_metrics(db, f)
+    rows: list[JudgmentRow] = []
+    for metric in chosen:
+        kind, dimension = parse_metric(metric)
+        rows += load_judgments(db, kind, dimension, ["model"], f)
+    return report.summary_table(load_responses(db, f), rows)

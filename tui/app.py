@@ -20,8 +20,8 @@ class PrefscopeApp(App):
     COMMANDS = App.COMMANDS | {WorkbenchCommands}
     BINDINGS = [
         Binding("f1", "help", "Help", id="help", tooltip="Keys and a short tour"),
-        Binding("f8", "screenshot", "Screenshot", id="screenshot", tooltip="Save an SVG screenshot"),
-        Binding("ctrl+q", "quit", "Quit", id="quit", tooltip="Leave prefscope (runs are already saved)"),
+        Binding("f8", "screenshot", "Screenshot", id="screenshot", tooltip="Save an SVG screenshot", show=False),
+        Binding("ctrl+q", "quit", "Quit", id="quit", tooltip="Leave prefscope (runs are already saved)", show=False),
     ]
 
     def __init__(

@@ -128,6 +128,19 @@ class Workbench:
             self._pools = load_filler_pools(self.db)
         return self._pools
 
+    def filler_pool_choices(self, user_id: str, context: str = "normal"):
+        """Every stored pool (id, name, source, sessions, chars) and the ids ``user_id`` draws from
+        when a spec names none (``storage.fillers.PoolChoices``), for a pool picker."""
+        from storage.fillers import pool_choices
+
+        return pool_choices(self.db, self.user(user_id).user.source, context)
+
+    def check_filler_pools(self, pool_ids: list[str] | None) -> None:
+        """Raise ``core.history.filler.UnknownFillerPool`` (naming the known ones) for an unknown id."""
+        from storage.fillers import check_pool_ids
+
+        check_pool_ids(self.db, pool_ids)
+
     def search_turns(self, text: str, user_id: str | None = None):
         from storage.search import search_turns
 
@@ -235,7 +248,8 @@ class Workbench:
         return self._recorder
 
     def engine(self, emit: Callable[[RunEvent], None], judges=(), *, options: EngineOptions | None = None) -> Engine:
-        return Engine(self.provider, emit, judges=judges, options=options or EngineOptions())
+        options = options or EngineOptions(max_answer_chars=self.settings.max_answer_chars)
+        return Engine(self.provider, emit, judges=judges, options=options)
 
     def cost_of(self, model: ModelSpec, input_tokens: int, output_tokens: int) -> float | None:
         return self.provider(model).cost_usd(model, input_tokens, output_tokens)

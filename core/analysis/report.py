@@ -7,10 +7,11 @@ here, and the CLI renders the tables (``tui/cli/report_view.py``)::
     matching_table(rows, ["instance_type"])                             # CUPID P/R/F1
     cupid_generation_table(rows, ["model"])                            # CUPID average score
     pass_table(rows, ["model"]); bradley_terry_table(rows)              # InterPref
+    summary_table(responses, judgments)                                 # a batch per model
     agreement_table(rows, "rubric:alignment", ["model"])                # human vs each judge
 
 Rules (those of :mod:`core.judges.aggregate`, whose :func:`score_summary` and :func:`agreement`
-do the arithmetic): every row is ONE judge source (llm / heuristic / human) and ONE judge model
+do the arithmetic): every row is ONE judge source (llm / heuristic / parser / human) and ONE judge model
 and prompt version, so heuristic scores never pool with LLM-judge scores; parse failures carry
 no score and are counted in ``failed``; each row says whether its responses came from demo
 models (``demo``: demo / real / mixed) and a grouped model id gets a `` [demo]`` tag. Means come
@@ -26,11 +27,14 @@ from typing import Any
 
 import numpy as np
 
+from core.analysis.score_columns import ScoreKey, score_column_names
 from core.judges.aggregate import agreement, score_summary, source_of
 from core.judges.pairwise import pass_summary, win_rates
 from core.judges.preference_matching import ZERO, instance_counts, micro_prf, status_counts
 
-SOURCE_NOTE = "each row is one judge source and judge model: heuristic and human scores are never pooled with LLM ones"
+SOURCE_NOTE = (
+    "each row is one judge source and judge model: heuristic, parser and human scores are never pooled with LLM ones"
+)
 
 
 @dataclass
@@ -332,3 +336,79 @@ def agreement_table(items: Iterable[JudgmentRow], label: str, factors: Sequence[
         (-1.0, 1.0),
         notes,
     )
+
+
+@dataclass(frozen=True)
+class ResponseRow:
+    """A stored final answer, for :func:`summary_table`."""
+
+    model: str
+    status: str
+    is_demo: bool
+    input_tokens: int | None
+    output_tokens: int | None
+    cost_usd: float | None
+
+
+#: Answer statuses counted as failed (cancelled answers are counted on their own).
+FAILED_STATUSES = ("error", "interrupted")
+
+
+def summary_table(responses: Iterable[ResponseRow], judgments: Iterable[JudgmentRow]) -> ReportTable:
+    """Per model: answers, ok / failed / cancelled, the mean of each score column (named by
+    :func:`core.analysis.score_columns.score_column_names`, one per metric × judge source × judge
+    model, so sources never pool), tokens and cost. ``judgments`` carry the model as their one factor."""
+    per_model: dict[str, list[ResponseRow]] = defaultdict(list)
+    for r in responses:
+        per_model[r.model].append(r)
+    scores: dict[tuple[str, ScoreKey], list[float]] = defaultdict(list)
+    keys: set[ScoreKey] = set()
+    kept: list[JudgmentRow] = []
+    for j in judgments:
+        key = ScoreKey(j.kind, j.dimension, source_of(j), j.judge_model)
+        keys.add(key)
+        kept.append(j)
+        if j.parse_ok and j.score is not None:
+            scores[(j.factors[0], key)].append(j.score)
+    names = score_column_names(keys)
+    ordered = sorted(names, key=names.__getitem__)
+    rows = []
+    unpriced = []
+    for model, rs in sorted(per_model.items()):
+        costs = [r.cost_usd for r in rs if r.cost_usd is not None]
+        if len(costs) < len(rs):
+            unpriced.append(model)
+        means = [scores.get((model, k)) for k in ordered]
+        rows.append(
+            [
+                f"{model} [demo]" if any(r.is_demo for r in rs) else model,
+                len(rs),
+                sum(r.status == "ok" for r in rs),
+                sum(r.status in FAILED_STATUSES for r in rs),
+                sum(r.status == "cancelled" for r in rs),
+                *(sum(m) / len(m) if m else None for m in means),
+                sum(r.input_tokens or 0 for r in rs),
+                sum(r.output_tokens or 0 for r in rs),
+                sum(costs) if costs else None,
+            ]
+        )
+    columns = [
+        "model",
+        "n",
+        "ok",
+        "failed",
+        "cancelled",
+        *(names[k] for k in ordered),
+        "input_tokens",
+        "output_tokens",
+        "cost_usd",
+    ]
+    notes = [
+        "one row per model over the stored final answers; score columns are plain means of the parsed scores "
+        "(`prefscope report` gives n, failures and 95% intervals; `prefscope export` has the same column names)"
+    ]
+    if unpriced:
+        notes.append(f"cost_usd sums the known prices; no price for some answers of {', '.join(unpriced)}")
+    if not ordered:
+        notes.append("no scores: the batch was run without --judge (add one, or `prefscope judge` the runs)")
+    return ReportTable("summary by model", columns, rows, names[ordered[0]] if ordered else None, _scale(kept), notes)

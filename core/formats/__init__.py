@@ -11,6 +11,7 @@ from types import ModuleType
 
 from core.formats.base import ImportResult
 from core.formats.errors import FormatError
+from core.formats.field_limits import DEFAULT_MAX_FIELD_CHARS, check_field_sizes
 from core.formats.reading import DEFAULT_MAX_BYTES
 from core.registry import Entry, Registry
 
@@ -42,12 +43,17 @@ def detect_format(path: Path) -> str:
 
 
 def load_path(
-    path: str | Path, format: str | None = None, max_bytes: int = DEFAULT_MAX_BYTES, **options
+    path: str | Path,
+    format: str | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    max_field_chars: int = DEFAULT_MAX_FIELD_CHARS,
+    **options,
 ) -> ImportResult:
     """Read a file or folder into the model. Raises FormatError; never writes anything.
 
     ``options`` go to the format's loader (e.g. ``user_speaker="b"`` for LoCoMo); an option the
-    detected format does not take is an error rather than silently ignored.
+    detected format does not take is an error rather than silently ignored. Any text field longer
+    than ``max_field_chars`` refuses the whole import, naming the record and field.
     """
     path = Path(path)
     if not path.exists():
@@ -61,7 +67,9 @@ def load_path(
         unknown = [k for k in options if k not in accepted]
         if unknown:
             raise FormatError(path.name, f"{', '.join(unknown)} does not apply to the {name} format")
-    return module.load(path, max_bytes, **options)
+    result = module.load(path, max_bytes, **options)
+    check_field_sizes(result, path.name, max_field_chars)
+    return result
 
 
 __all__ = ["FORMATS", "FORMAT_ORDER", "FormatError", "ImportResult", "detect_format", "format_module", "load_path"]

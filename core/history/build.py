@@ -13,7 +13,9 @@ Choices written down (the papers are silent on them):
 * Chronology: sessions sort by date, ties and undated sessions keep their bundle order; an undated
   session inherits the date of the dated session before it, so it stays next to its neighbours.
 * Interval filler goes into the gap *before* a user session chosen uniformly per filler session
-  (so none lands after the last user session: that is what tail filler is for).
+  (so none lands after the last user session: that is what tail filler is for). A history of ONE
+  user session (a PrefEval user) has no gap between sessions: its filler goes after it, between
+  the preference and the question, as PrefEval's inter turns do.
 * Filler: see :mod:`core.history.filler` (seeded, ±2 % of the target, reuse and cuts noted).
 * A session's tokens = its turns' contents + the per-message overhead
   (:func:`core.history.tokens.session_tokens`), i.e. what those turns cost as chat messages.
@@ -285,6 +287,8 @@ def _build(
     elif turns[0] is not None:
         notes.append(f"--turns {turns[0]} ignored: only the prefeval-turns context takes inter turns")
     ordered = scatter(user, filler.interval, seed) + filler.tail
+    if len(user) == 1 and filler.interval:
+        notes.append("one user session: its interval filler goes after it, between it and the question (as PrefEval)")
 
     evidence: list[EvidencePosition] = []
     missing: list[str] = []

@@ -84,7 +84,7 @@ class ContextWindowExceeded(ContextError):
         self.window = window
         super().__init__(
             f"the prompt is {tokens:,} tokens but the model's window is {window:,} tokens "
-            f"({tokens - window:,} over); choose a shorter context or force it"
+            f"({tokens - window:,} over); choose a shorter context, or force it: --force on the command line, the force box in the TUI"
         )
 
 

@@ -82,6 +82,43 @@ def encoder(name: str = DEFAULT_ENCODING):
         ) from exc
 
 
+#: Texts longer than this are encoded in pieces: BPE time grows with the square of a run of
+#: characters without whitespace (a pasted base64 blob), so a 20 MB turn would take minutes.
+_PIECE_CHARS = 8_192
+
+
+def _pieces(text: str) -> list[str]:
+    """``text`` cut into pieces of at most :data:`_PIECE_CHARS`, just before a space where there is
+    one (the space starts the next word's token, so counts match the whole text's almost exactly)."""
+    if len(text) <= _PIECE_CHARS:
+        return [text]
+    out: list[str] = []
+    start = 0
+    while len(text) - start > _PIECE_CHARS:
+        end = start + _PIECE_CHARS
+        cut = text.rfind(" ", start + _PIECE_CHARS // 2, end)
+        cut = cut if cut > start else end
+        out.append(text[start:cut])
+        start = cut
+    out.append(text[start:])
+    return out
+
+
+def _encode_len(enc, texts: list[str]) -> list[int]:
+    """Token counts of ``texts``: long ones in pieces, all pieces in one batch when there are many."""
+    spans: list[tuple[int, int]] = []
+    pieces: list[str] = []
+    for text in texts:
+        parts = _pieces(text)
+        spans.append((len(pieces), len(pieces) + len(parts)))
+        pieces += parts
+    if len(pieces) > 8:
+        encoded = enc.encode_ordinary_batch(pieces)
+    else:
+        encoded = [enc.encode_ordinary(p) for p in pieces]
+    return [sum(len(encoded[i]) for i in range(a, b)) for a, b in spans]
+
+
 def _key(text: str, encoding: str) -> tuple[str, bytes]:
     return encoding, hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
@@ -94,7 +131,7 @@ def count_tokens(text: str, encoding: str = DEFAULT_ENCODING) -> int:
     hit = _COUNT_CACHE.get(key)
     if hit is not None:
         return hit
-    n = len(encoder(encoding).encode_ordinary(text))
+    (n,) = _encode_len(encoder(encoding), [text])
     if len(_COUNT_CACHE) >= _COUNT_CACHE_LIMIT:
         _COUNT_CACHE.clear()
     _COUNT_CACHE[key] = n
@@ -108,16 +145,12 @@ def count_many(texts: Iterable[str], encoding: str = DEFAULT_ENCODING) -> list[i
     out = [0 if k is None else _COUNT_CACHE.get(k, -1) for k in keys]
     missing = [i for i, n in enumerate(out) if n < 0]
     if missing:
-        enc = encoder(encoding)
-        if len(missing) > 8:
-            encoded = enc.encode_ordinary_batch([texts[i] for i in missing])
-        else:
-            encoded = [enc.encode_ordinary(texts[i]) for i in missing]
+        counts = _encode_len(encoder(encoding), [texts[i] for i in missing])
         if len(_COUNT_CACHE) + len(missing) >= _COUNT_CACHE_LIMIT:
             _COUNT_CACHE.clear()
-        for i, toks in zip(missing, encoded, strict=True):
-            out[i] = len(toks)
-            _COUNT_CACHE[keys[i]] = len(toks)  # type: ignore[index]
+        for i, n in zip(missing, counts, strict=True):
+            out[i] = n
+            _COUNT_CACHE[keys[i]] = n  # type: ignore[index]
     return out
 
 
@@ -136,10 +169,13 @@ def truncate_to_tokens(text: str, max_tokens: int, encoding: str = DEFAULT_ENCOD
     """The longest prefix of ``text`` of at most ``max_tokens`` tokens (cut at a token boundary)."""
     if max_tokens <= 0:
         return ""
-    toks = encoder(encoding).encode_ordinary(text)
-    if len(toks) <= max_tokens:
-        return text
-    return encoder(encoding).decode(toks[:max_tokens])
+    enc = encoder(encoding)
+    kept: list[int] = []
+    for piece in _pieces(text):  # stop encoding once the budget is spent
+        kept += enc.encode_ordinary(piece)
+        if len(kept) > max_tokens:
+            return enc.decode(kept[:max_tokens])
+    return text
 
 
 def clear_cache() -> None:

@@ -6,6 +6,7 @@ Rules every aggregate in prefscope follows (and these helpers enforce):
   aggregated on their own when asked for explicitly (``source="heuristic"``);
 - human judgments are a separate source (``source="human"``), compared with LLM ones through
   agreement statistics, not averaged with them;
+- parser scores (MCQ/TF answer parsers, LoCoMo F1) are their own source (``"parser"``);
 - parse failures carry no score: they are counted (``failed``), never read as 0;
 - different judge models, prompt versions and dimensions are separate groups.
 
@@ -24,7 +25,11 @@ from typing import Any, Literal
 
 from core.metrics import bootstrap_ci, cohen_kappa, spearman
 
-Source = Literal["llm", "heuristic", "human"]
+Source = Literal["llm", "heuristic", "human", "parser"]
+#: ``judge_model`` prefixes of the deterministic scorers (answer parsers, reference metrics such as
+#: ``parser:choice`` and ``metric:locomo``): no model call, so their own source, never "llm". Read
+#: from the stored judge model, so rows stored before this source existed read the same way.
+PARSER_PREFIXES = ("parser:", "metric:")
 
 
 def source_of(j: Any) -> Source:
@@ -32,6 +37,8 @@ def source_of(j: Any) -> Source:
         return "human"
     if getattr(j, "heuristic", False):
         return "heuristic"
+    if str(getattr(j, "judge_model", "")).startswith(PARSER_PREFIXES):
+        return "parser"
     return "llm"
 
 
@@ -57,7 +64,8 @@ def score_summary(judgments: Iterable[Any]) -> ScoreSummary:
     js = list(judgments)
     scores = [j.score for j in js if j.parse_ok and j.score is not None]
     lo, hi = bootstrap_ci(scores)
-    return ScoreSummary(len(scores), len(js) - len(scores), sum(scores) / len(scores) if scores else None, lo, hi)
+    failed = sum(1 for j in js if not j.parse_ok)  # a parsed "not applicable" (no score) is not a failure
+    return ScoreSummary(len(scores), failed, sum(scores) / len(scores) if scores else None, lo, hi)
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from core.plan import PromptPlan
 from core.providers import PROVIDERS
 from core.providers.calls import Complete
 
+#: Its "parser:"/"metric:" prefix makes the judge source "parser" (core.judges.aggregate.source_of).
 JUDGE_MODEL = "parser:choice"
 VERSION = "choice-parser-v1"
 #: The version of the judgments of PrefEval MCQ plans (answer format PREFEVAL_MCQ).

@@ -9,14 +9,20 @@ Evidence it uses (the rationale names it, e.g. "mentions 'live calls', 'written'
 preference; no conflicting option"):
 
 - the preference is split into favoured and disfavoured words (:func:`lexical.split_polarity`:
-  "A over B", "never B", "Avoids B …"); words of the question itself do not count;
-- a disfavoured word in the answer is a conflict unless the answer negates it ("skip the Loom
-  videos"), in which case it counts as awareness;
+  "A over B", "never B", "Avoids B …, and would rather A"); words of the question itself do not
+  count;
+- each word of the answer is read in its place (:func:`lexical.stances`): a disfavoured word is a
+  conflict only where the answer puts it forward; mentioned to avoid it ("skip the Loom videos",
+  "instead of recorded updates", "no …", "without …") or cited ("since you dislike bookings", a
+  quotation, "your preference: …") it counts as awareness;
 - phrases like "you mentioned", "since you prefer" count as stating the preference;
 - answer quality looks at overlap with the question, length, structure, and apologies /
-  "I don't remember" statements.
+  "I don't remember" statements;
+- a query without a target preference gets awareness and alignment "not applicable" (recorded,
+  parsed, no score) and a quality score: a verdict, not a parse failure.
 
-Scores (1–5) follow the shape of RealPref's Tables 4–6, crudely: treat them as a smoke test.
+Scores (1–5) follow the shape of RealPref's Tables 4–6, crudely: a lexical smoke test, not a
+measurement.
 """
 
 from __future__ import annotations
@@ -31,15 +37,10 @@ from core.text import lexical
 from core.text.words import content_stems, stem, tokens, words
 
 JUDGE_MODEL = "demo:heuristic"
-VERSION = "heuristic-lexical-v2"  # v2: the one tokenizer of core.text.words
+VERSION = "heuristic-lexical-v3"  # v3: words read in place (avoided / cited / recommended); n/a without a preference
 SCALE = (1.0, 5.0)
+NOT_APPLICABLE = "not applicable: no target preference (the query names no preference to follow)"
 
-_USER_CUES = re.compile(
-    r"\b(?:you(?:'ve| have)? (?:mentioned|said|told|noted|prefer|like|love|enjoy|dislike|hate|avoid|want)|"
-    r"you(?:'re| are) not (?:a )?fan|your (?:preference|taste|dislike)|since you|given your|as you(?:'ve)? (?:said|mentioned)|"
-    r"you don't (?:like|enjoy|want)|you(?:'d| would) rather|based on what you)\b",
-    re.I,
-)
 _APOLOGY = re.compile(
     r"\b(?:i (?:don't|do not|cannot|can't) (?:have access|remember|recall|know your)|as an ai|i'm sorry|i am sorry|"
     r"i (?:don't|do not) have (?:any )?(?:memory|information about your))\b",
@@ -72,12 +73,12 @@ def score_heuristic(preference: str, query: str, response: str) -> dict[str, tup
     favoured -= q_stems
     disfavoured -= q_stems
     r_stems = content_stems(response)
-    negated = lexical.negated_stems(response)
+    read = lexical.stances(response)
 
     fav_hits = favoured & r_stems
-    conflicts = (disfavoured & r_stems) - negated
-    avoided = disfavoured & r_stems & negated
-    cue = _USER_CUES.search(response)
+    conflicts = disfavoured & read.recommended
+    avoided = disfavoured & (read.avoided | read.cited)
+    cue = lexical.USER_CUES.search(response)
     target = max(2.0, 0.3 * len(favoured)) if favoured else 2.0
     coverage = min(1.0, (len(fav_hits) + len(avoided)) / target)
 
@@ -121,7 +122,17 @@ def score_heuristic(preference: str, query: str, response: str) -> dict[str, tup
         align = 5 if coverage >= 0.67 else 4
         align_why = f"mentions {_quote(fav_ev or avoid_ev)} from the preference; no conflicting option"
 
-    # -- quality ------------------------------------------------------------------------------
+    return {
+        "awareness": (float(aware), aware_why),
+        "alignment": (float(align), align_why),
+        "quality": score_quality(query, response),
+    }
+
+
+def score_quality(query: str, response: str) -> tuple[float, str]:
+    """Answer quality (1–5, rationale) from length, structure and overlap with the question."""
+    q_stems = content_stems(query)
+    r_stems = content_stems(response)
     n_words = len(words(response))
     q_overlap = len(q_stems & r_stems) / len(q_stems) if q_stems else 1.0
     items = len(re.findall(r"(?m)^\s*(?:[-*•]|\d+[.)])\s+", response))
@@ -141,12 +152,7 @@ def score_heuristic(preference: str, query: str, response: str) -> dict[str, tup
     if _APOLOGY.search(response):
         quality = min(quality, 3 if n_words >= 80 else 2)
         notes.append("apologises or says it cannot remember")
-    quality_why = ", ".join(notes)
-    return {
-        "awareness": (float(aware), aware_why),
-        "alignment": (float(align), align_why),
-        "quality": (float(quality), quality_why),
-    }
+    return float(quality), ", ".join(notes)
 
 
 class HeuristicJudge:
@@ -167,19 +173,20 @@ class HeuristicJudge:
             scale_max=SCALE[1],
             heuristic=True,
         )
-        if not preference:
+        if not preference:  # a verdict, not a failure: there is nothing to be aware of or align with
+            quality, why = score_quality(query, response)
             return [
                 Judgment(
                     dimension=d,
                     score=None,
-                    rationale="",
-                    raw="",
-                    parse_ok=False,
-                    error="the query has no target preference",
+                    rationale=NOT_APPLICABLE,
+                    raw=NOT_APPLICABLE,
+                    parse_ok=True,
+                    extra={"not_applicable": True},
                     **base,
                 )
-                for d in ("awareness", "alignment", "quality")
-            ]
+                for d in ("awareness", "alignment")
+            ] + [Judgment(dimension="quality", score=quality, rationale=why, raw=why, parse_ok=True, **base)]
         scores = score_heuristic(preference, query, response)
         return [
             Judgment(dimension=d, score=s, rationale=why, raw=why, parse_ok=True, **base)

@@ -20,6 +20,7 @@ from core.metrics import locomo_score
 from core.model import Query
 from core.providers.calls import Complete
 
+#: Its "parser:"/"metric:" prefix makes the judge source "parser" (core.judges.aggregate.source_of).
 JUDGE_MODEL = "metric:locomo"
 VERSION = "locomo-f1-repo-9228632"
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}

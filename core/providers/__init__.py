@@ -36,6 +36,7 @@ __all__ = [
     "Usage",
     "UnknownProvider",
     "available_models",
+    "check_model_name",
     "get_provider",
 ]
 
@@ -81,11 +82,36 @@ def get_provider(
 
         ep = endpoints[name]
         return OpenAIChatProvider(name=name, base_url=ep.base_url, api_key_env=ep.api_key_env)
+    raise UnknownProvider(_unknown_provider(name, spec.id, endpoints))
+
+
+def _unknown_provider(name: str, model_id: str, endpoints: dict) -> str:
+    import difflib
+
     known = list(BUILTIN) + sorted(endpoints)
-    raise UnknownProvider(
-        f"unknown provider {name!r} in model id {spec.id!r}; known: {', '.join(known)} "
-        "(add an OpenAI-compatible server under [endpoints.<name>] in the config to use <name>:<model>)"
+    close = difflib.get_close_matches(name, known, n=1)
+    guess = f" (did you mean {close[0]}:…?)" if close else ""
+    return (
+        f"unknown provider {name!r} in model id {model_id!r}{guess}; known: {', '.join(known)}. "
+        "To use <name>:<model> with an OpenAI-compatible server, add [endpoints.<name>] with its base_url to the config"
     )
+
+
+def check_model_name(name: str, settings: Settings | None = None) -> str | None:
+    """Why ``name`` cannot be used as a model id, or None when it can (the CLI and the TUI model
+    picker ask before a run; nothing is imported or called). Whether the key is set is the
+    provider's own check when it streams."""
+    from core.providers.demo import MODELS
+
+    provider, _, model = name.strip().partition(":")
+    if not provider or not model.strip():
+        return f"{name!r} is not a model id: expected provider:model, e.g. demo:oracle or openai:gpt-4o-mini"
+    endpoints = settings.endpoints if settings else {}
+    if provider not in PROVIDERS and provider not in endpoints:
+        return _unknown_provider(provider, name, endpoints)
+    if provider == "demo" and model not in MODELS:
+        return f"unknown demo model {name!r}; available: " + ", ".join(f"demo:{m}" for m in MODELS)
+    return None
 
 
 def available_models(settings: Settings | None = None) -> list[ModelChoice]:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from core.plan import Message
 from core.providers.base import ModelSpec, Provider
-from core.providers.events import Delta, Error, Usage
+from core.providers.events import Delta, Done, Error, Usage
 from core.providers.retry import DEFAULT_RETRY, RetryPolicy, retrying
 
 
@@ -40,6 +40,9 @@ async def collect(
                 parts.append(event.text)
             elif isinstance(event, Usage):
                 usage = event
+            elif isinstance(event, Done) and not event.complete:
+                # A reply that may be cut short is not parsed as if whole (a judge's score, a summary).
+                return Completion("".join(parts), error="the stream ended without its finish signal (incomplete)")
             elif isinstance(event, Error):
                 return Completion("".join(parts), error=event.message)
     return Completion(

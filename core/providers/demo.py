@@ -9,7 +9,8 @@ model on any prompt:
   user's earlier messages, or ``User:`` lines inside a single prompt) and leans on it ("Since you
   mentioned …"); MCQ → the option overlapping that turn most; TF → yes iff they overlap.
 - ``demo:oracle``    an upper bound, given the gold preference through ``hints``; MCQ/TF → the
-  gold answer when ``hints`` has it, else the option closest to the preference.
+  gold answer when ``hints`` has it, else the option closest to the preference; an open question
+  with a gold answer but no preference (LoCoMo QA) → that answer, verbatim.
 - ``demo:flaky``     a generic answer that fails mid-stream (to show the error pane).
 - ``demo:slow``      a generic answer at one eighth of the pace, after a pause.
 
@@ -34,6 +35,7 @@ from core.providers import demo_text as dt
 from core.providers.base import Capabilities, ModelSpec
 from core.providers.events import Delta, Done, Error, StreamEvent, Usage
 from core.providers.hints import Hints
+from core.text import lexical
 
 if TYPE_CHECKING:
     from core.ports import ResponseCache
@@ -66,6 +68,7 @@ _PERSONAL = [
     "Skip anything that clashes with {k}.",
     "Look for places or choices known for {k}.",
 ]
+_AVOID = "Steer clear of {k}; you have said it does not work for you."
 _CLOSERS = [
     "Let me know if you want more detail on any of these.",
     "Happy to narrow this down if you share more about what you need.",
@@ -121,8 +124,8 @@ class DemoProvider:
         prompt = apply_hints(dt.read_prompt(messages), messages, hints)
         if kind == "oracle" and not oracle_can_answer(prompt, hints):
             yield Error(
-                "demo:oracle needs the query's gold preference (engine hints); this query has none — "
-                "pick demo:generic or demo:retrieval",
+                "demo:oracle needs the query's gold preference or gold answer (engine hints); this query "
+                "has neither — pick demo:generic or demo:retrieval",
                 kind="config",
                 before_first_byte=True,
             )
@@ -170,9 +173,14 @@ def apply_hints(prompt: dt.Prompt, messages: list[Message], hints: Hints) -> dt.
 
 
 def oracle_can_answer(prompt: dt.Prompt, hints: Hints) -> bool:
-    if hints.get("gold_preference"):
-        return True
-    return prompt.answer_format in ("mcq", "tf") and hints.get("answer") is not None
+    # A gold answer is enough for any format: LoCoMo QA queries have one and no preference.
+    return bool(hints.get("gold_preference")) or _gold_text(hints) is not None
+
+
+def _gold_text(hints: Hints) -> str | None:
+    answer = hints.get("answer")
+    text = "" if answer is None else str(answer).strip()
+    return text or None
 
 
 # ---- behaviours ---------------------------------------------------------------------------------
@@ -184,8 +192,11 @@ def compose(kind: str, prompt: dt.Prompt, hints: Hints) -> str:
     return _generic(prompt)
 
 
-def _open_answer(prompt: dt.Prompt, lead: str | None, personal: list[str] | None = None) -> str:
-    """A templated answer: generic bullets on the question's keywords, personal ones first."""
+def _open_answer(
+    prompt: dt.Prompt, lead: str | None, personal: list[str] | None = None, avoid: list[str] | None = None
+) -> str:
+    """A templated answer: generic bullets on the question's keywords, personal ones first (what to
+    avoid only when there is nothing to lean towards)."""
     q = prompt.question
     ks = dt.keywords(q, 3) or ["this"]
     k0, k1 = ks[0], (ks[1] if len(ks) > 1 else ks[0])
@@ -193,7 +204,7 @@ def _open_answer(prompt: dt.Prompt, lead: str | None, personal: list[str] | None
     lines += [_pick(_OPENERS, q).format(k0=k0, k1=k1), ""]
     bullets = [
         _PERSONAL[(dt.stable_int(q, "p") + i) % len(_PERSONAL)].format(k=k) for i, k in enumerate(personal or [])
-    ]
+    ] or [_AVOID.format(k=k) for k in avoid or []]
     start = dt.stable_int(q, "b")
     for i, k in enumerate(ks[: max(1, 3 - len(bullets))]):
         bullets.append(_BULLETS[(start + i) % len(_BULLETS)].format(k=k))
@@ -276,5 +287,10 @@ def _oracle(prompt: dt.Prompt, hints: Hints) -> str:
             statement = prompt.question + " " + " ".join(prompt.options.values())
             yes = dt.overlap(statement, pref) >= 0.2
         return _tf_text(prompt, yes, lead or "This matches your stated preference.")
-    body = _open_answer(prompt, lead, dt.keywords(pref, 1))
+    gold = _gold_text(hints)
+    if not pref and gold is not None:
+        return gold  # the gold answer alone: F1-scored QA (LoCoMo) rewards exactly that
+    # Lean towards the favoured side only: "Avoids self-paced courses; learns live" → "live".
+    favoured, disfavoured = lexical.split_polarity(pref)
+    body = _open_answer(prompt, lead, dt.keywords(pref, 1, among=favoured), dt.keywords(pref, 1, among=disfavoured))
     return body + f"\n\nEverything above is chosen to fit your preference: {pref}"

@@ -14,7 +14,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from core.plan import Message
-from core.text.words import is_content, terms, word_matches
+from core.text.words import is_content, stem, terms, word_matches
 
 _OPTION = re.compile(r"^\s*\(?([A-H])[\).:]\s+(.+?)\s*$")
 _SPEAKER = re.compile(r"^\s*(user|human|me)\s*:\s*", re.I)
@@ -23,8 +23,9 @@ _ASSISTANT = re.compile(r"^\s*(assistant|ai|bot|gpt)\s*:\s*", re.I)
 _NOUN_CUES = frozenset("a an the my our some any for about of with this these those your to in near at on".split())
 
 
-def keywords(text: str, n: int = 3) -> list[str]:
-    """Up to ``n`` distinct words a question is most likely about, in order of appearance.
+def keywords(text: str, n: int = 3, among: set[str] | None = None) -> list[str]:
+    """Up to ``n`` distinct words a question is most likely about, in order of appearance; with
+    ``among``, only words whose stem is in it (the favoured side of a preference).
 
     No tagger offline, so a cheap guess at nouns: a word right after a determiner or preposition,
     a capitalised word inside a sentence (a place or a name) and a longer word score higher;
@@ -36,7 +37,7 @@ def keywords(text: str, n: int = 3) -> list[str]:
         raw = m.group(0)
         w = raw.lower()
         cue, previous = previous in _NOUN_CUES, w
-        if not is_content(w) or not w[0].isalpha() or w.endswith("ly"):
+        if not is_content(w) or not w[0].isalpha() or w.endswith("ly") or (among is not None and stem(w) not in among):
             continue
         before = text[max(0, m.start() - 2) : m.start()]
         inside_sentence = m.start() > 0 and not any(c in before for c in ".?!\n")
@@ -121,15 +122,18 @@ def read_prompt(messages: list[Message], answer_format: str | None = None) -> Pr
     prefixed = [_SPEAKER.sub("", ln).strip() for ln in inline if _SPEAKER.match(ln)]
     turns += prefixed or [ln.strip() for ln in inline if ln.strip() and not _ASSISTANT.match(ln)]
     lowered = last.lower()
+    # Only the question and what follows it can ask for yes/no: history quoted before it (a RAG
+    # prompt's retrieved turns, "a yes/no decision for him") must not turn an open question into one.
+    asked = "\n\n".join(paragraphs[next((i for i, p in enumerate(paragraphs) if p is question), 0) :]).lower()
     fmt = answer_format
     if fmt is None:
         if len(options) >= 2:
             fmt = "mcq"
-        elif re.search(r"\b(true or false|yes or no|yes/no|true/false)\b", lowered):
+        elif re.search(r"\b(true or false|yes or no|yes/no|true/false)\b", asked):
             fmt = "tf"
         else:
             fmt = "open"
-    tf_words = ("True", "False") if "true" in lowered and "false" in lowered and "yes" not in lowered else ("Yes", "No")
+    tf_words = ("True", "False") if "true" in asked and "false" in asked and "yes" not in asked else ("Yes", "No")
     return Prompt(
         question=question,
         options=options,

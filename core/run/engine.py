@@ -79,6 +79,9 @@ class EngineOptions:
     backoff_s: float = 0.5
     #: Max concurrent calls per provider name (openai, anthropic, demo …).
     per_provider: int = 4
+    #: An answer is cut here and stored as ``incomplete``: a runaway or hostile stream must not
+    #: grow without end (settings.max_answer_chars).
+    max_answer_chars: int = 400_000
 
     @property
     def retry(self) -> RetryPolicy:
@@ -217,6 +220,7 @@ class Engine:
         req_hash = request_hash(model.id, messages, model.params)
         self._emit(ResponseStarted(run_id, response_id, model, slot.index, step, is_final, req_hash))
         parts: list[str] = []
+        size = 0  # characters in parts
         chunks: list[tuple[float, str]] = []
         usage: Usage | None = None
         status, error = "ok", None
@@ -238,9 +242,18 @@ class Engine:
                                 continue
                             if first is None:
                                 first = event.t
-                            parts.append(event.text)
-                            chunks.append((round(event.t - t0, 4), event.text))
-                            self._emit(TokensArrived(response_id, event.text, event.t))
+                            text = event.text[: self.options.max_answer_chars - size]
+                            size += len(text)
+                            parts.append(text)
+                            chunks.append((round(event.t - t0, 4), text))
+                            self._emit(TokensArrived(response_id, text, event.t))
+                            if size >= self.options.max_answer_chars:
+                                status = "incomplete"
+                                error = (
+                                    f"cut at {size:,} characters, the answer size limit "
+                                    "(max_answer_chars in the settings)"
+                                )
+                                break
                         elif isinstance(event, Usage):
                             usage = event
                         elif isinstance(event, Done) and not event.complete:

@@ -17,6 +17,7 @@ Grid file (TOML)::
     methods = ["zero-shot", "reminder"]
     seeds = [0]
     turns = [0, 10, 100]               # prefeval-turns context only: PrefEval's inter turns
+    filler_pools = ["sample-everyday"] # optional: filler pool ids (default: each user's own source's pool)
     models = ["demo:generic", "demo:retrieval"]   # or [[models]] tables: id, temperature, max_tokens …
     judges = ["rubric"]
     [method_options]                   # passed to every run (e.g. RAG's k)
@@ -64,6 +65,8 @@ class Grid(BaseModel):
     #: other contexts, which get one cell each.
     turns: list[int] = Field(default_factory=list)
     turns_order: Literal["official", "shuffled"] = "official"
+    #: Filler pools every cell draws from (RunSpec.filler_pools); None = each user's default.
+    filler_pools: list[str] | None = None
     models: list[ModelSpec] = Field(min_length=1)
     judges: list[str] = Field(default_factory=list)
     method_options: dict = Field(default_factory=dict)
@@ -105,7 +108,8 @@ class Cell:
         s = self.spec
         raw = json.dumps(
             [s.user_id, s.query_id, s.expression_type, s.context, s.seed, s.method, s.method_options]
-            + ([s.turns, s.turns_order] if s.turns is not None else []),
+            + ([s.turns, s.turns_order] if s.turns is not None else [])
+            + ([s.filler_pools] if s.filler_pools is not None else []),
             sort_keys=True,
             default=str,
         )
@@ -209,6 +213,7 @@ def expand(
                                     seed=seed,
                                     turns=turns,
                                     turns_order=grid.turns_order,
+                                    filler_pools=grid.filler_pools,
                                     method=method,
                                     method_options=dict(grid.method_options),
                                     models=[model],

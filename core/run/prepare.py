@@ -10,7 +10,8 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 
 from core.history.build import abuild_context
-from core.history.configs import ContextError, check_window
+from core.history.configs import ContextError, check_window, config_named
+from core.history.filler import draws_filler, select_pools
 from core.history.types import BuiltContext
 from core.model import FillerPool, Session, UserBundle
 from core.plan import PromptPlan
@@ -41,7 +42,11 @@ async def prepare(
 ) -> Prepared:
     """The exact plan for ``spec``. Raises ``core.history.configs.ContextError`` (with the numbers) when
     the context does not fit a model's window, unless ``spec.force`` is on or the settings do not
-    enforce windows (then the plan carries a note).
+    enforce windows (then the plan carries a note), and ``core.history.filler.UnknownFillerPool``
+    when the spec names a pool not in ``filler_pools``.
+
+    ``filler_pools`` are the pools available; the context draws only from the ones the spec names
+    (default: the user's own source's pool), and the plan records their ids.
 
     ``windows`` maps model id -> context window; missing ids are asked of their provider.
     ``write_summaries=False`` (`prefscope prompt`, which sends nothing): sessions of a summaries
@@ -56,13 +61,17 @@ async def prepare(
     opts = spec.method_options
     summary_model = summary_model_for(spec)
     write = write_summaries and spec.context == "summaries"
+    cfg = config_named(spec.context)
+    available = list(filler_pools)
+    pools = select_pools(spec.filler_pools, bundle.user.source, available, cfg.name)
     ctx = await abuild_context(
         bundle,
         query=query,
         expression_type=spec.expression_type,
         config=spec.context,
         seed=spec.seed,
-        filler_pools=filler_pools,
+        # custom names its sessions one by one (pool sessions included): every pool may serve it
+        filler_pools=available if cfg.name == "custom" else pools,
         session_ids=opts.get("session_ids"),
         summary_cache=summary_cache,
         summarise=summariser(summary_model, provider_for(summary_model)) if write else None,
@@ -82,6 +91,7 @@ async def prepare(
         from core.methods.base import apply_given_outputs
 
         plan = apply_given_outputs(plan, dict(opts["outputs"]), str(opts.get("outputs_source", "method_options")))
+    plan.filler_pools = [p.id for p in pools] if draws_filler(cfg) else []
     force = spec.force or not settings.enforce_context_window
     plan.notes += window_notes(spec, plan, force, windows or {}, provider_for)
     plan.notes += limit_notes(spec, plan)

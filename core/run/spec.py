@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Literal
 
-from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, field_validator, model_serializer
 
 from core.plan import PromptPlan
 from core.providers.base import ModelSpec
@@ -41,6 +41,9 @@ class RunSpec(BaseModel):
     turns: int | None = Field(default=None, ge=0)
     #: "official" (the pool's first 2N messages, as PrefEval) or "shuffled" (ours, seeded).
     turns_order: Literal["official", "shuffled"] = "official"
+    #: Filler pools the context draws from (ids); None = the user's own source's pool
+    #: (:func:`core.history.filler.default_pool_ids`). The plan records the ones resolved.
+    filler_pools: list[str] | None = None
     method: str = "zero_shot"
     #: Method options, e.g. {"k": 5} for RAG.
     method_options: dict = Field(default_factory=dict)
@@ -52,16 +55,33 @@ class RunSpec(BaseModel):
     replay: bool = False
     label: str = ""
 
+    @field_validator("filler_pools")
+    @classmethod
+    def _canonical_pools(cls, value: list[str] | None) -> list[str] | None:
+        # One order for one set: the draw (and a batch cell's key) must not depend on flag order.
+        return None if value is None else sorted(set(value))
+
     @model_serializer(mode="wrap")
     def _drop_default_turns(self, handler: SerializerFunctionWrapHandler) -> dict:
-        # Specs without inter turns dump as before these fields existed: stored runs and batch
-        # cell keys (sha256 of the dump) stay the same.
+        # Specs without inter turns or named pools dump as before these fields existed: stored
+        # runs and batch cell keys (sha256 of the dump) stay the same.
         data = handler(self)
+        if data.get("filler_pools") is None:
+            data.pop("filler_pools", None)
         if data.get("turns") is None:
             data.pop("turns", None)
             if data.get("turns_order") == "official":
                 data.pop("turns_order", None)
         return data
+
+
+def pinned_spec(spec: RunSpec, plan: PromptPlan) -> RunSpec:
+    """``spec`` with the filler pools its ``plan`` drew from named, for re-running a stored run
+    with the same filler whatever was imported since (runs from before plans recorded pools are
+    returned as they are)."""
+    if spec.filler_pools is not None or not plan.filler_pools:
+        return spec
+    return spec.model_copy(update={"filler_pools": list(plan.filler_pools)})
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,17 +1,33 @@
 """Polarity and negation for the offline heuristic judge: adjacent-word phrases, favoured vs
-disfavoured words of a preference, negation scopes in an answer. Words, stems and stopwords come
-from :mod:`core.text.words`. No embeddings, no models: deterministic and fast.
+disfavoured words of a preference, and which words an answer puts forward, steers away from or
+only cites. Words, stems and stopwords come from :mod:`core.text.words`. No embeddings, no
+models: deterministic and fast.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 
-from core.text.words import NEGATORS, content_stems, is_content, stem, tokens, words
+from core.text.words import NEGATORS, content_stems, is_content, stem, tokens, word_matches, words
 
 #: "A over B", "A rather than B", "A instead of B": B is the disfavoured side.
 CONTRAST = ("rather than", "instead of", "over", "not", "never", "except", "but not")
 REASON_CUTS = re.compile(r"\b(?:because|since|so that|as it|as they|which makes|which means)\b", re.I)
+#: Where a negative clause turns positive: "Dislikes X, and would rather Y" (not "rather than").
+TURN = re.compile(
+    r"\b(?:and|but|yet)\s+(?:(?:would|she'd|he'd|they'd|i'd)\s+)?(?:rather|instead|prefers?)\b(?!\s+than)", re.I
+)
+#: An answer referring to the user's own words or preference ("since you dislike", "your
+#: preference"); "if you like / want" is filler, not a reference.
+USER_CUES = re.compile(
+    r"(?<!\bif )\b(?:you(?:'ve| have)? (?:mentioned|said|told|noted|prefer|like|love|enjoy|dislike|hate|avoid)|"
+    r"you(?:'re| are) not (?:a )?fan|your (?:preference|taste|dislike)|since you|given your|as you(?:'ve)? (?:said|mentioned)|"
+    r"you don't (?:like|enjoy|want)|you(?:'d| would) rather|based on what you)\b",
+    re.I,
+)
+#: A quoted passage (the user's words, the preference) is cited, not recommended.
+QUOTE = re.compile(r'["“]([^"“”]*)["”]')
 
 
 def phrases(text: str) -> dict[tuple[str, str], str]:
@@ -22,10 +38,13 @@ def phrases(text: str) -> dict[tuple[str, str], str]:
 
 def clauses(text: str) -> list[str]:
     """Sentences and ;/: -separated parts (brackets kept inside their clause), each cut before its
-    stated reason ("because …")."""
+    stated reason ("because …"); a clause that opens with one ("Since X, …") loses only the opener."""
     parts = re.split(r"[.;:!?\n]+|\s[–—-]\s", text.replace("(", " ").replace(")", " "))
     out = []
     for p in parts:
+        p = p.strip()
+        if REASON_CUTS.match(p) and "," in p:  # "Since the reorganisation, updates open with …": an opener
+            p = p.split(",", 1)[1]
         p = REASON_CUTS.split(p)[0].strip()
         if p:
             out.append(p)
@@ -48,8 +67,12 @@ def split_polarity(preference: str) -> tuple[set[str], set[str]]:
         low = clause.lower()
         first = words(low)[:2]
         if first and first[0] in NEGATORS:
-            disfavoured |= content_stems(clause)
-            continue
+            turn = TURN.search(clause)
+            disfavoured |= content_stems(clause[: turn.start()] if turn else clause)
+            if not turn:
+                continue
+            clause = clause[turn.end() :]  # "…, and would rather keep things loose": favoured again
+            low = clause.lower()
         cut = None
         for marker in CONTRAST:
             m = re.search(rf"\b{re.escape(marker)}\b", low)
@@ -72,18 +95,50 @@ def _flatten_brackets(text: str) -> str:
     return re.sub(r"\(([^()]*)\)", lambda m: " " + m.group(1).replace(",", " ") + " ", text)
 
 
-def negated_stems(text: str, window: int = 15) -> set[str]:
-    """Stems in the scope of a negator: from the negator to the end of its clause (comma,
-    semicolon, sentence end or "but"), at most ``window`` words ("skip the Loom videos", "no
-    outdoor trip", "instead of recorded updates", "better than X", and "prefer A to B" for B)."""
-    out: set[str] = set()
-    for clause in re.split(r"[.,;:!?\n]+|\bbut\b", _flatten_brackets(text), flags=re.I):
-        ws = words(clause)
-        seen_prefer = False
-        for i, w in enumerate(ws):
-            seen_prefer = seen_prefer or w.startswith("prefer")
-            if w in NEGATORS or (w == "to" and seen_prefer):
-                for v in ws[i + 1 : i + 1 + window]:
-                    if is_content(v):
-                        out.add(stem(v))
+@dataclass
+class Stances:
+    """The content stems of an answer by what the answer does with them."""
+
+    #: Outside any negation or quotation: the answer puts them forward.
+    recommended: set[str] = field(default_factory=set)
+    #: In a negator's scope: "skip the Loom videos", "no outdoor trip", "instead of recorded updates".
+    avoided: set[str] = field(default_factory=set)
+    #: Quoted or after a reference to the user ("since you dislike bookings", "your preference: …").
+    cited: set[str] = field(default_factory=set)
+
+
+def stances(text: str, window: int = 15) -> Stances:
+    """Read each word of an answer once, in its place (a word both avoided and recommended is
+    recommended). A negator's scope runs to the end of its clause (comma, semicolon, sentence end
+    or "but"), at most ``window`` words, and covers "prefer A to / over B" for B; a reference to
+    the user runs to the end of its clause, or of its line when a colon follows it."""
+    out = Stances()
+    for line in text.splitlines():
+        for quoted in QUOTE.findall(line):
+            out.cited |= content_stems(quoted)
+        line = QUOTE.sub(" , ", line)
+        cue = USER_CUES.search(line)
+        colon = re.match(r"[^.!?:]{0,40}:", line[cue.end() :]) if cue else None
+        if cue and colon:  # "fit your preference: Dislikes …" restates it
+            out.cited |= content_stems(line[cue.end() + colon.end() :])
+            line = line[: cue.end() + colon.end()]
+        for clause in re.split(r"[.,;:!?]+|\bbut\b", _flatten_brackets(line), flags=re.I):
+            _read_clause(clause, window, out)
+    out.avoided -= out.recommended
+    out.cited -= out.recommended
     return out
+
+
+def _read_clause(clause: str, window: int, out: Stances) -> None:
+    cue = USER_CUES.search(clause)
+    cited_from = cue.end() if cue else len(clause)
+    negated_until = -1
+    seen_prefer = False
+    for i, m in enumerate(word_matches(clause)):
+        w = m.group(0).lower()
+        if is_content(w):
+            where = out.cited if m.start() >= cited_from else out.avoided if i <= negated_until else out.recommended
+            where.add(stem(w))
+        seen_prefer = seen_prefer or w.startswith("prefer")
+        if w in NEGATORS or (w in ("to", "over") and seen_prefer):
+            negated_until = i + window

@@ -220,7 +220,7 @@ async def test_tui_loads_the_hostile_user_and_shows_its_name_literally(tmp_path)
             shown = select.query_one("#label", Static).render()
             assert str(shown).startswith(NAME) and "\\x1b]0;pwned" in str(shown)
             query_label = app.screen.query_one("#rb-query", Select).query_one("#label", Static).render()
-            assert "[open] p1 What should I drink? [link=file:///etc/passwd]x[/" in str(query_label)
+            assert "[open] q1 →p1 What should I drink? [link=file:///etc/passwd]x[/" in str(query_label)
 
             await run_and_wait(pilot, app)  # answers quoting "[/INST]", judged
             judges = app.screen.query_one(JudgesTable)

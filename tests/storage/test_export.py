@@ -69,14 +69,14 @@ def _csv(db_path, **kw) -> str:
 def test_wide_csv_round_trips_through_pandas_with_dtypes(db_path):
     df = pd.read_csv(io.StringIO(_csv(db_path)), keep_default_na=True)
     assert len(df) == len(TRICKY) + 1  # one row per FINAL response; intermediate steps excluded
-    score_cols = [c for c in df.columns if c.startswith("score:")]
+    score_cols = [c for c in df.columns if c.startswith("score_")]
     assert list(df.columns) == WIDE_BASE + score_cols + ["text"]
-    assert set(score_cols) == {
-        "score:rubric:alignment:openai:judge",
-        "score:rubric:awareness:openai:judge",
-        "score:rubric:alignment:heuristic:demo:heuristic",
-        "score:rubric:quality:openai:judge",
-        "score:choice:accuracy:parser:choice",
+    assert set(score_cols) == {  # the source only where two sources score the same dimension
+        "score_rubric_alignment_llm",
+        "score_rubric_awareness",
+        "score_rubric_alignment_heuristic",
+        "score_rubric_quality",
+        "score_choice_accuracy",
     }
     assert df["is_demo"].dtype == bool and df["cache_hit"].dtype == bool
     assert df.loc[df.label == "plain", "is_demo"].item() and not df.loc[df.label == "plus", "is_demo"].item()
@@ -87,9 +87,9 @@ def test_wide_csv_round_trips_through_pandas_with_dtypes(db_path):
     assert df.loc[df.label == "minus", "cost_usd"].isna().item()
     assert df.loc[df.label == "plus", "cost_usd"].item() == pytest.approx(0.0025)
     row = df[df.label == "plus"].iloc[0]
-    assert row["score:rubric:alignment:openai:judge"] == 4.0
-    assert row["score:rubric:alignment:heuristic:demo:heuristic"] == 1.0
-    assert pd.isna(row["score:rubric:quality:openai:judge"])  # parse failure: no score …
+    assert row["score_rubric_alignment_llm"] == 4.0
+    assert row["score_rubric_alignment_heuristic"] == 1.0
+    assert pd.isna(row["score_rubric_quality"])  # parse failure: no score …
     assert row["parse_failures"] == 1  # … but counted
     assert df.loc[df.method == "workflow", "text"].item() == "final answer"
     assert df.loc[df.method == "workflow", "parse_failures"].item() == 0

@@ -8,9 +8,10 @@ import csv
 from textual.widgets import Select
 
 from tests.tui.conftest import app_for, db_rows, run_and_wait, settle
+from tui.screens.compare import differing_facts
 from tui.screens.export import ExportScreen
 from tui.screens.human_score import HumanScoreScreen, PairwiseScreen
-from tui.widgets.runs_tab import RunsTable
+from tui.widgets.results_grid import ResultsGrid
 from tui.widgets.tabs import AnalysisTabs
 
 
@@ -27,7 +28,8 @@ async def test_reopening_a_stored_run_refills_panes_scores_and_prompt(wb):
         screen.query_one("#rb-query", Select).value = "p2-open"
         await settle(pilot, app)
         screen.show_tab("runs")
-        table = screen.query_one(RunsTable)
+        await pilot.pause()  # showing a tab focuses its first control (the filter box) after a refresh
+        table = screen.query_one(ResultsGrid)
         table.focus()
         await pilot.pause()
         assert table.current_id() == run_id
@@ -89,10 +91,11 @@ async def test_marked_runs_export_to_csv_through_the_export_code(wb, tmp_path):
         await settle(pilot, app)
         screen = app.screen
         screen.show_tab("runs")
-        table = screen.query_one(RunsTable)
+        await pilot.pause()  # showing a tab focuses its first control (the filter box) after a refresh
+        table = screen.query_one(ResultsGrid)
         table.focus()
         await pilot.pause()
-        assert len(table.shown) == 2
+        assert len(table.shown) == 6  # one row per answer: 2 runs × 3 models
         await pilot.press("space")
         await pilot.press("e")
         await pilot.pause()
@@ -104,7 +107,7 @@ async def test_marked_runs_export_to_csv_through_the_export_code(wb, tmp_path):
         await settle(pilot, app)
         with target.open() as fh:
             rows = list(csv.DictReader(fh))
-        assert len(rows) == 3 and {r["run_id"] for r in rows} == {table.marked[0]}
+        assert len(rows) == 3 and {r["run_id"] for r in rows} == {table.marked_rows()[0].run_id}
         assert {r["model"] for r in rows} == {"demo:generic", "demo:retrieval", "demo:oracle"}
 
 
@@ -116,12 +119,13 @@ async def test_compare_two_runs_shows_what_differs(wb):
         await run_and_wait(pilot, app)
         screen = app.screen
         screen.show_tab("runs")
-        table = screen.query_one(RunsTable)
+        await pilot.pause()  # showing a tab focuses its first control (the filter box) after a refresh
+        table = screen.query_one(ResultsGrid)
         table.focus()
         await pilot.pause()
-        await pilot.press("space", "down", "space", "c")
+        table.move_cursor(row=0)  # the cursor stays on the answer it was on when the grid refreshes
+        await pilot.press("space", "down", "down", "down", "space", "c")  # demo:generic of each run
         await pilot.pause()
-        from textual.widgets import Markdown
-
-        text = app.screen.query_one(Markdown).source
-        assert "| method **≠** | reminder | zero-shot |" in text
+        compare = app.screen
+        assert [a.facts["method"] for a in compare.answers] == ["reminder", "zero-shot"]
+        assert "method" in differing_facts(compare.answers)  # marked ≠ in the table

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from core.providers.base import CALLS_A_MODEL
 from core.providers.events import Delta, Done
 from tests.tui.conftest import app_for, settle, workbench
@@ -16,6 +18,7 @@ from tests.tui.seed import seed_run
 from tests.tui.test_attributes_relevance import store_extraction
 from tests.waiting import await_until
 from tui.widgets.relevance_tab import RelevanceTable
+from tui.widgets.tabs import TABS
 
 DEMO = ["demo:generic", "demo:retrieval", "demo:oracle"]
 RUN = "run-snapshot-a"
@@ -55,10 +58,37 @@ def test_main_screen_wide(snap_compare, tmp_path):
 
 
 def test_main_screen_80x24(snap_compare, tmp_path):
-    """80×24: narrow timeline (year-month dates), the run bar in three compact rows with ▶ Run
-    visible, the three answers behind pane tabs with demo:generic shown, its scores under it."""
+    """80×24: narrow timeline (year-month dates); the run bar in four compact rows: user
+    "Maya Okafor (maya, sample)" with "models 3" and ▶ Run, the query "[open] p1-open I've got…" on a
+    row of its own, expression/context/seed, method/judge/force; the three answers behind pane
+    tabs that show all three model ids, demo:generic shown with its scores; a compact footer that
+    ends with "123456 Tabs", "f1 Help" and "^p palette", nothing cut."""
     wb = _seeded(tmp_path)
     assert snap_compare(app_for(wb), terminal_size=(80, 24), run_before=_opened(wb, RUN))
+
+
+@pytest.mark.parametrize("n, tab", list(enumerate(TABS, start=1)))
+def test_each_tab_at_80x24(snap_compare, tmp_path, n, tab):
+    """80×24, the tab opened with its number key: the tabs take the whole width (timeline and
+    answers give way), all six tab titles visible, the tab's table or text fills the rest, and the
+    footer starts with the tab's own keys (Attributes: a/u/x; Relevance: y/n/d/D; Judges: h/p)
+    and still fits "123456 Tabs", "f1 Help" and "^p palette"."""
+    wb = _seeded(tmp_path)
+    store_extraction(wb)
+
+    async def run_before(pilot):
+        app = pilot.app
+        await settle(pilot, app)
+        await app.screen.reopen_run(RUN)
+        await settle(pilot, app)
+        app.screen.query_one("#timeline").focus()
+        await pilot.press(str(n))
+        await settle(pilot, app)
+        if tab == "runs":  # the table, not the filter box (no cursor blink in the snapshot)
+            app.screen.query_one(f"#tab-{tab} DataTable").focus()
+        await pilot.pause()
+
+    assert snap_compare(app_for(wb), terminal_size=(80, 24), run_before=run_before)
 
 
 def test_error_pane(snap_compare, tmp_path):

@@ -61,3 +61,17 @@ async def test_streamed_text_is_all_there_and_rendered():
         view.set_text("just this")
         await pilot.pause()
         assert view.text == "just this" and not view._frozen
+
+
+async def test_one_endless_paragraph_is_frozen_in_bounded_pieces():
+    from tui.widgets.streaming_markdown import MAX_LIVE_CHARS
+
+    app = _Host()
+    async with app.run_test(size=(60, 20)) as pilot:
+        view = app.query_one(StreamingMarkdown)
+        for _ in range(400):  # 200,000 characters without a single paragraph break
+            view.append("word " * 100)
+            assert len(view._live) <= MAX_LIVE_CHARS + 500, "the re-rendered live part stays bounded"
+        await pilot.pause()
+        assert view.text == "word " * 40_000
+        assert len(view._frozen) >= 200_000 // MAX_LIVE_CHARS

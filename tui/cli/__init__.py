@@ -41,7 +41,28 @@ class LazyGroup(click.Group):
         if target is None:
             return None
         module_name, attr = target.split(":")
-        return getattr(importlib.import_module(module_name), attr)
+        command: click.Command = getattr(importlib.import_module(module_name), attr)
+        if name in EXAMPLES and "Examples:" not in (command.epilog or ""):
+            lines = "\n".join(f"  {example}" for example in EXAMPLES[name])
+            command.epilog = "\n\n".join(filter(None, [command.epilog, f"\b\nExamples:\n{lines}"]))
+        return command
+
+    def invoke(self, ctx: click.Context):
+        """Every command (and the TUI) under one handler: a database damaged past the pages the open
+        checks read, or a model id no provider serves, ends in one line and exit 1, not a traceback."""
+        import sqlite3
+
+        try:
+            return super().invoke(ctx)
+        except sqlite3.DatabaseError as exc:
+            from tui.cli.errors import database_failure
+
+            database_failure(ctx, exc)
+        except (ValueError, RuntimeError) as exc:
+            from tui.cli.errors import known_failure
+
+            known_failure(ctx, exc)
+            raise
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         # Short help without importing each command's module (keeps --help instant).
@@ -71,16 +92,85 @@ HELP = {
 }
 
 
-@click.group(cls=LazyGroup, invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
+EPILOG = """Ids: every command takes a full run, user or query id or any unique prefix of it (a run also by
+the start of its random tail, the short form `prefscope runs` prints in a narrow terminal).
+
+\b
+Exit codes:
+  0    ok
+  1    failed, the message says why and what to do; also a run, judge or
+       batch whose every model, judgment or cell failed (e.g. a key unset)
+  2    usage error: an unknown option, command or value
+  3    partly failed: some models, judgments or batch cells failed; the
+       rest are stored
+  130  interrupted (Ctrl+C): partial answers are stored as cancelled
+
+\b
+Examples:
+  prefscope demo
+  prefscope run maya p1-open --model demo:oracle --model openai:gpt-4o-mini"""
+
+
+#: Two examples per command, shown at the end of its --help (ids: a full id or a unique prefix).
+EXAMPLES: dict[str, tuple[str, str]] = {
+    "demo": ("prefscope demo", "prefscope --db /tmp/demo.db demo"),
+    "serve": ("prefscope serve", "prefscope serve --host 0.0.0.0 --port 8080  # prints the URL with its token"),
+    "import": ("prefscope import ../shared/datasets/prefeval", "prefscope import locomo10.json --user-speaker b"),
+    "users": ("prefscope users", "prefscope users --json | jq -r '.users[].id'"),
+    "show": ("prefscope show maya --query p1-open", "prefscope show maya --session maya-p1-e4a"),
+    "schema": ("prefscope schema > user.schema.json", "prefscope schema --filler"),
+    "paths": ("prefscope paths", "PREFSCOPE_CONFIG=~/lab.toml prefscope paths"),
+    "prompt": (
+        "prefscope prompt maya p1-open --context long --method rag",
+        "prefscope prompt maya p1-open --json",
+    ),
+    "run": (
+        "prefscope run maya p1-open --model demo:oracle --model openai:gpt-4o-mini",
+        "prefscope run maya p1-o --method rag --plain  # p1-o: a unique prefix of p1-open",
+    ),
+    "runs": ("prefscope runs --user maya --limit 10", "prefscope runs --json | jq -r '.[0].id'"),
+    "judge": (
+        "prefscope judge 3e59b2be --judge demo:heuristic --dry-run",
+        "prefscope judge 3e59b2be --judge rubric:openai:gpt-4o-mini",
+    ),
+    "attributes": ("prefscope attributes maya", "prefscope attributes maya --model openai:gpt-4o-mini --no-dedup"),
+    "relevance": (
+        "prefscope relevance 3e59b2be --no-embedding",
+        "prefscope relevance 3e59b2be --model openai:gpt-4o-mini",
+    ),
+    "pairwise": (
+        "prefscope pairwise 3e59b2be 9c01d4aa --judge openai:gpt-4o-mini",
+        "prefscope pairwise 3e59b2be 9c01d4aa --judge anthropic:claude-3-5-haiku-latest",
+    ),
+    "batch": (
+        "prefscope batch --user maya --query-kind open --model demo:oracle --model demo:generic --dry-run",
+        "prefscope batch --grid grid.toml --retry-failed --yes",
+    ),
+    "export": ("prefscope export --runs 3e59b2be --format jsonl", "prefscope export --batch mybatch --out runs.csv"),
+    "report": (
+        "prefscope report --by model,expression_type",
+        "prefscope report --batch mybatch --metric accuracy --csv t.csv",
+    ),
+}
+
+
+@click.group(
+    cls=LazyGroup,
+    invoke_without_command=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    epilog=EPILOG,
+)
 @click.option("--db", type=click.Path(dir_okay=False), envvar="PREFSCOPE_DB", help="SQLite database file.")
 @click.option("--config", type=click.Path(dir_okay=False), envvar="PREFSCOPE_CONFIG", help="Settings TOML file.")
+@click.option("--user", default=None, help="Open the workbench on this user (an id or a unique prefix of one).")
 @click.pass_context
-def main(ctx: click.Context, db: str | None, config: str | None) -> None:
+def main(ctx: click.Context, db: str | None, config: str | None, user: str | None) -> None:
     """prefscope: take preference-following failures apart, model by model."""
     ctx.ensure_object(dict)
     ctx.obj["db"] = db
     ctx.obj["config"] = config
+    ctx.obj["user"] = user  # `prefscope --user ID demo` opens the demo on it too
     if ctx.invoked_subcommand is None:
         from tui.cli.open_app import open_app
 
-        open_app(ctx.obj, demo=False)
+        open_app(ctx.obj, demo=False, user=user)

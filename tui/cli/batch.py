@@ -17,7 +17,7 @@ import sys
 
 import click
 
-from tui.cli.common import open_workbench
+from tui.cli.common import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_PARTIAL, open_workbench, user_of
 
 CONFIRM_USD = 1.0
 CONFIRM_TOKENS = 5_000_000
@@ -93,6 +93,9 @@ def _confirm(est, yes: bool, usd: float, tokens: int) -> None:
 @click.option("--model", "models", multiple=True, help="Model id (repeatable), e.g. demo:generic.")
 @click.option("--seed", "seeds", multiple=True, type=int, help="Seed (repeatable).")
 @click.option("--judge", "judges", multiple=True, help="Judge (repeatable).")
+@click.option(
+    "--filler-pool", "filler_pools", multiple=True, help="Filler pool id (repeatable; default: each user's own)."
+)
 @click.option("--k", type=int, default=None, help="RAG: retrieved turns.")
 @click.option("--runs", type=click.IntRange(1, 1024), default=None, help="Runs in flight at once (default 8).")
 @click.option(
@@ -125,6 +128,7 @@ def batch(
     models,
     seeds,
     judges,
+    filler_pools,
     k,
     runs,
     per_provider,
@@ -134,12 +138,16 @@ def batch(
     confirm_above_usd,
     confirm_above_tokens,
 ) -> None:
-    """Run a grid of cases (users × queries × expressions × contexts × methods × models)."""
+    """Run a grid of cases (users × queries × expressions × contexts × methods × models).
+
+    Exits 1 when every cell failed (or answers could not be stored), 3 when some cells failed,
+    130 when stopped with Ctrl+C; re-running the same command resumes."""
     from rich.console import Console
     from rich.text import Text
 
     from tui.cli.batch_session import BatchSetupError, open_batch
-    from tui.cli.batch_view import estimate_table, progress_view, summary_line
+    from tui.cli.batch_view import estimate_table, progress_view, summary_line, summary_table
+    from tui.cli.run import check_models
 
     grid = _grid(
         grid_path,
@@ -159,10 +167,16 @@ def batch(
     )
     console = Console(stderr=True)
     view = progress_view(console)
+    if filler_pools:
+        grid = grid.model_copy(update={"filler_pools": sorted(set(filler_pools))})
     workbench = open_workbench(ctx.obj, sample_data=False)
+    if grid.users != "*":  # full ids or unique prefixes, like every command
+        grid = grid.model_copy(update={"users": [user_of(workbench, u).user.id for u in grid.users]})
+    check_models(workbench.settings, [m.id for m in grid.models])
     try:
+        workbench.check_filler_pools(grid.filler_pools)
         session = open_batch(workbench, grid, retry_failed=retry_failed, on_progress=view.update, owns_workbench=True)
-    except BatchSetupError as exc:
+    except (BatchSetupError, LookupError) as exc:
         workbench.close()
         raise click.ClickException(str(exc)) from None
     try:
@@ -182,6 +196,7 @@ def batch(
             asyncio.run(_run(session))
         progress = session.finish()  # every write waited for: the summary says what is stored
         console.print(summary_line(session.name, progress))
+        console.print(summary_table(session.workbench.db, session.name, console.width))
         if progress.elsewhere:
             console.print(f"{progress.elsewhere} cells were taken by another process running this batch")
         if progress.unstored:
@@ -192,9 +207,11 @@ def batch(
         for err in progress.errors[:5]:
             console.print(Text.assemble(("  error ", "red"), err))
         if progress.stopped:
-            ctx.exit(130)
-        if progress.failed or progress.unstored:
-            ctx.exit(1)
+            ctx.exit(EXIT_INTERRUPTED)
+        if progress.unstored or (progress.failed and not progress.ok):
+            ctx.exit(EXIT_FAILED)
+        if progress.failed:
+            ctx.exit(EXIT_PARTIAL)  # some cells failed, the rest are stored
     finally:
         session.close()
 

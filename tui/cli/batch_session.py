@@ -71,13 +71,13 @@ class BatchSession:
         except WriterError:
             pass  # every failed write of a run is counted per cell below; none is dropped silently
         p = self.progress
-        for status, n in self.store.unstored.items():
+        for status, n in self.store.unstored().items():
             if status == "ok":
                 p.ok -= n
             else:
                 p.failed -= n
             p.unstored += n
-        self.store.unstored.clear()
+        self.store.unstored_runs.clear()
         return p
 
     def close(self) -> None:
@@ -135,7 +135,9 @@ def open_batch(
         prepare=prepare,
         load_bundle=load_bundle,
         judges=judges,
-        options=EngineOptions(per_provider=grid.concurrency.per_provider),
+        options=EngineOptions(
+            per_provider=grid.concurrency.per_provider, max_answer_chars=workbench.settings.max_answer_chars
+        ),
         progress=progress,
     )
     store = SqliteCellStore(workbench.db, recorder.writer, recorder.lost)

@@ -1,8 +1,9 @@
-"""Rich rendering for `prefscope batch`: the estimate, a live progress bar, the final line."""
+"""Rich rendering for `prefscope batch`: the estimate, a live progress bar, the final line and the
+per-model summary table."""
 
 from __future__ import annotations
 
-from rich.console import Console
+from rich.console import Console, Group
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -81,3 +82,15 @@ def summary_line(name: str, p: BatchProgress) -> str:
         f"{head}: {p.ok} ok, {p.failed} failed, {p.cancelled} cancelled, {p.skipped} skipped · tokens "
         f"{p.input_tokens:,} in / {p.output_tokens:,} out · cost {p.cost_text()}{tail}"
     )
+
+
+def summary_table(db, name: str, fit: int | None = None) -> Group:
+    """Per model, from the stored rows of every run of the batch (earlier sessions included):
+    answers, ok / failed, the mean of the default metrics, tokens, cost — `prefscope report
+    --batch NAME --summary` prints the same table."""
+    from storage.export import RunFilter
+    from storage.report import summary_table as stored_summary
+    from tui.cli.report_view import rich_table
+
+    t = stored_summary(db, RunFilter(labels=[name]))
+    return Group(rich_table(t, fit), *(safe_text(f"note: {n}", style="dim") for n in t.notes))

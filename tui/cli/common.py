@@ -8,23 +8,85 @@ from typing import NoReturn
 from rich.console import Console
 from rich.text import Text
 
+from core.text.terminal_safe import terminal_safe
+
 console = Console(highlight=False)
 
+#: Exit codes (README "Exit codes" and `prefscope --help`): 2 is click's usage error.
+EXIT_FAILED = 1
+EXIT_PARTIAL = 3
+EXIT_INTERRUPTED = 130
 
-def fail(message: str) -> NoReturn:
+
+def fail(message: str, code: int = EXIT_FAILED) -> NoReturn:
     Console(stderr=True, highlight=False, soft_wrap=True).print(Text(message, style="bold red"))
-    sys.exit(1)
+    sys.exit(code)
+
+
+def exit_for_failures(what: str, errors: list[str], total: int) -> None:
+    """Exit 1 when every one of ``total`` items (model answers, judgments) failed, 3 when some did,
+    naming the first errors; return when none failed."""
+    if not errors:
+        return
+    distinct = list(dict.fromkeys(errors))  # ten judgments refused for one missing key: one cause
+    first = "; ".join(distinct[:3]) + (f"; … {len(distinct) - 3} more" if len(distinct) > 3 else "")
+    if len(errors) >= total:
+        fail(f"every {what} failed: {first}")
+    fail(f"{len(errors)} of {total} {what}s failed (the rest are stored): {first}", EXIT_PARTIAL)
+
+
+def run_id_of(wb, given: str) -> str:
+    """The full run id for a full id or a unique prefix (one red line otherwise)."""
+    from storage.ids import resolve_run_id
+
+    try:
+        return resolve_run_id(wb.db, given)
+    except LookupError as exc:
+        fail(terminal_safe(str(exc)))
+
+
+def resolve_filter(wb, f):
+    """A ``storage.export.RunFilter`` with its run and user ids resolved to full ids (unknown or
+    ambiguous: one red line), so `export`/`report` never answer an empty table for a typo."""
+    from dataclasses import replace
+
+    return replace(f, run_ids=[run_id_of(wb, r) for r in f.run_ids], users=[user_of(wb, u).user.id for u in f.users])
+
+
+def user_of(wb, given: str):
+    """The stored user's bundle for a full id or a unique prefix (one red line otherwise)."""
+    from storage.ids import resolve_user_id
+
+    try:
+        return wb.user(resolve_user_id(wb.db, given))
+    except LookupError as exc:
+        fail(terminal_safe(str(exc)))
+
+
+def query_of(bundle, given: str):
+    """The user's query for a full id or a unique prefix (one red line otherwise)."""
+    from storage.ids import resolve_query_id
+
+    try:
+        return bundle.query(resolve_query_id(bundle.user.id, [q.id for q in bundle.queries], given))
+    except LookupError as exc:
+        fail(terminal_safe(str(exc)))
 
 
 def settings_of(obj: dict | None):
     """Settings for this invocation: --config / --db from the root command win over the file."""
     from core.settings import SettingsError, load_settings
+    from tui.cli.themes import theme_problem
 
     obj = obj or {}
     try:
-        return load_settings(obj.get("config"), db=obj.get("db"))
+        settings = load_settings(obj.get("config"), db=obj.get("db"))
     except SettingsError as exc:
         fail(str(exc))
+    problem = theme_problem(settings.theme)
+    if problem:
+        fail(problem)
+    return settings
 
 
 #: Commands that only read the database: they open it read-only and never create it. (`prompt`

@@ -48,10 +48,20 @@ def _open(ctx: click.Context, *, must_exist: bool = False):
 @click.option(
     "--max-mb", type=click.IntRange(min=1), help="Refuse files larger than this (default from settings: 200)."
 )
+@click.option(
+    "--max-field-mb",
+    type=click.FloatRange(min=0, min_open=True),
+    help="Refuse any single text (a turn, a persona) longer than this many MB (default from settings: 4).",
+)
 @click.option("--user-speaker", type=click.Choice(["a", "b"]), help="LoCoMo only: whose history it is (default a).")
 @click.pass_context
 def import_cmd(
-    ctx: click.Context, path: Path, format_: str | None, max_mb: int | None, user_speaker: str | None
+    ctx: click.Context,
+    path: Path,
+    format_: str | None,
+    max_mb: int | None,
+    max_field_mb: float | None,
+    user_speaker: str | None,
 ) -> None:
     """Import a dataset file or folder into the database, all or nothing.
 
@@ -59,10 +69,12 @@ def import_cmd(
     """
     from core.formats import load_path
 
-    max_bytes = (max_mb or _settings(ctx).max_import_mb) * 1024 * 1024
+    settings = _settings(ctx)
+    max_bytes = (max_mb or settings.max_import_mb) * 1024 * 1024
+    max_field_chars = int((max_field_mb or settings.max_field_mb) * 1024 * 1024)
     try:
         options = {"user_speaker": user_speaker} if user_speaker is not None else {}
-        result = load_path(path, format=format_, max_bytes=max_bytes, **options)
+        result = load_path(path, format=format_, max_bytes=max_bytes, max_field_chars=max_field_chars, **options)
     except FormatError as exc:
         fail(str(exc))
         return
@@ -111,9 +123,12 @@ def _ids(ids: list[str], limit: int = 5) -> str:
 
 # -- users ---------------------------------------------------------------------------------
 @click.command()
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (full ids, exact counts) instead of tables.")
 @click.pass_context
-def users(ctx: click.Context) -> None:
-    """List imported users (and filler pools)."""
+def users(ctx: click.Context, as_json: bool) -> None:
+    """List imported users (and filler pools). Commands take a user id in full or any unique prefix."""
+    from dataclasses import asdict
+
     from storage.fillers import list_filler_pools
 
     wb = _open(ctx, must_exist=True)
@@ -122,6 +137,10 @@ def users(ctx: click.Context) -> None:
         pools = list_filler_pools(wb.db)
     finally:
         wb.close()
+    if as_json:
+        doc = {"users": [asdict(u) for u in rows], "filler_pools": [asdict(p) for p in pools]}
+        click.echo(json.dumps(doc, indent=2, ensure_ascii=False))
+        return
     out = Console(highlight=False)
     if not rows and not pools:
         out.print("No users yet. Import some: prefscope import PATH")
@@ -179,29 +198,36 @@ def _listing(title: str, width: int, items: list[tuple[str, str, str, list[int]]
     type=click.IntRange(0, 4),
     help="Expression type 1-4 (0: none) whose evidence to star (default: the lowest present).",
 )
+@click.option("--full", is_flag=True, help="With --session: print very long turns whole instead of their start.")
 @click.pass_context
 def show(
-    ctx: click.Context, user_id: str, session_id: str | None, query_id: str | None, expression: int | None
+    ctx: click.Context,
+    user_id: str,
+    session_id: str | None,
+    query_id: str | None,
+    expression: int | None,
+    full: bool,
 ) -> None:
     """Print a user's session timeline with the chosen query's gold evidence starred (★)."""
-    from storage.users import UnknownUser
+    from storage.ids import resolve_user_id
 
     wb = _open(ctx, must_exist=True)
     try:
-        bundle = wb.user(user_id)
-    except UnknownUser as exc:
+        bundle = wb.user(resolve_user_id(wb.db, user_id))  # a full id or a unique prefix
+    except LookupError as exc:  # unknown or ambiguous
         fail(terminal_safe(str(exc)))
         return
     finally:
         wb.close()
     if session_id is not None:
-        _print_session(bundle, session_id)
+        _print_session(bundle, session_id, full)
     else:
         _print_timeline(bundle, query_id, expression)
 
 
-def _print_session(bundle, session_id: str) -> None:
+def _print_session(bundle, session_id: str, full: bool = False) -> None:
     from core.history.timeline import tokens_by_session
+    from core.text.clip import clip, clip_note
 
     try:
         session = bundle.session(session_id)
@@ -228,7 +254,10 @@ def _print_session(bundle, session_id: str) -> None:
         if turn.source_id:
             label.append(safe_text(f"  ({turn.source_id})", style="dim"))
         out.print(label)
-        out.print(safe_text(turn.content))
+        shown, hidden = (turn.content, 0) if full else clip(turn.content)
+        out.print(safe_text(shown))
+        if hidden:
+            out.print(safe_text(clip_note(hidden, "--full prints it all"), style="dim"))
 
 
 def _print_timeline(bundle, query_id: str | None, expression: int | None) -> None:
@@ -370,14 +399,24 @@ def schema(filler: bool) -> None:
 @click.command()
 @click.pass_context
 def paths(ctx: click.Context) -> None:
-    """Print where the database, config file and data directory are."""
-    from core.settings import config_path, data_dir
+    """Print where the database, config file and data directory are (also when the config file is
+    missing or invalid: that is when you need this)."""
+    from core.settings import Settings, SettingsError, config_path, data_dir, load_settings
 
-    config = Path(_obj(ctx).get("config") or config_path()).expanduser()
-    db = _db_path(ctx)
+    obj = _obj(ctx)
+    config = Path(obj.get("config") or config_path()).expanduser()
+    try:
+        db, problem = Path(load_settings(obj.get("config"), db=obj.get("db")).db).expanduser(), None
+    except SettingsError as exc:
+        db, problem = Path(obj.get("db") or Settings().db).expanduser(), str(exc)
+    if not config.exists():
+        named = obj.get("config") is not None  # by --config or PREFSCOPE_CONFIG
+        state = "absent: no such file; other commands refuse to start until it exists" if named else "absent (defaults)"
+    else:
+        state = f"invalid: {problem}" if problem else "exists"
     rows = [
         ("database", db, f"{db.stat().st_size / 1e6:.1f} MB" if db.exists() else "not created yet"),
-        ("config", config, "exists" if config.exists() else "absent (defaults)"),
+        ("config", config, state),
         ("data dir", data_dir(), "exists" if data_dir().exists() else "not created yet"),
     ]
     for label, path, state in rows:  # plain lines: paths must stay whole for copy and paste

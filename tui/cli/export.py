@@ -12,7 +12,7 @@ from pathlib import Path
 
 import click
 
-from tui.cli.common import open_workbench, settings_of
+from tui.cli.common import open_workbench, resolve_filter, settings_of
 
 FILTERS = [
     click.option("--runs", "run_ids", multiple=True, help="Run id (repeatable)."),
@@ -98,6 +98,7 @@ def export(
 
     f = _run_filter(run_ids, users, models, methods, contexts, labels, since)
     wb = _workbench(ctx, [out], force)
+    f = resolve_filter(wb, f)  # unknown or ambiguous ids: one red line, not an empty file
     db = wb.db
     try:
         if out:
@@ -133,18 +134,25 @@ def export(
 )
 @click.option(
     "--metric",
-    default="rubric:alignment",
-    show_default=True,
+    default=None,
     help="A judgment kind:dimension (rubric:alignment, checklist:preference …), a kind (all its "
-    "dimensions), or accuracy (MCQ/TF).",
+    "dimensions), or accuracy (MCQ/TF). Default: what fits the runs' queries — accuracy for MCQ/TF, "
+    "rubric:alignment (or the judged open-query metric) for open, one table each for a mix.",
 )
 @click.option(
     "--source",
     "sources",
     multiple=True,
-    type=click.Choice(["llm", "heuristic", "human"]),
+    type=click.Choice(["llm", "heuristic", "parser", "human"]),
     help="Only these judge sources (default: all, each in its own rows).",
 )
+@click.option(
+    "--summary",
+    is_flag=True,
+    help="Instead of the tables by --by: per model, answers, ok/failed, the mean of the default metrics "
+    "(or --metric), tokens and cost — the table `prefscope batch` ends with.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the tables as JSON (no chart) on stdout.")
 @click.option(
     "--cupid",
     is_flag=True,
@@ -169,6 +177,8 @@ def report(
     by,
     metric,
     sources,
+    summary,
+    as_json,
     cupid,
     cupid_by,
     interpref,
@@ -190,22 +200,27 @@ def report(
         agreement_table,
         bradley_terry_table,
         cupid_generation_table,
+        default_metrics,
         matching_table,
         pass_table,
         score_table,
+        summary_table,
     )
-    from tui.cli.report_view import bar_chart, rich_table, write_csv, write_png
+    from tui.cli.report_view import bar_chart, rich_table, tables_json, write_csv, write_png
 
     f = _run_filter(run_ids, users, models, methods, contexts, labels, since)
     factors = [b for b in by.split(",") if b.strip()]
     wb = _workbench(ctx, [csv_path, png_path], force)
+    f = resolve_filter(wb, f)
     db = wb.db
     protect = [wb.db_path]
     try:
-        tables = [score_table(db, metric, factors, f, sources=sources or None)]
-        agreement = agreement_table(db, metric, factors, f)
-        if agreement.rows:  # only where human scores exist
-            tables.append(agreement)
+        tables = [summary_table(db, f, [metric] if metric else None)] if summary else []
+        for m in () if summary else [metric] if metric else default_metrics(db, f):
+            tables.append(score_table(db, m, factors, f, sources=sources or None))
+            agreement = agreement_table(db, m, factors, f)
+            if agreement.rows:  # only where human scores exist
+                tables.append(agreement)
         if cupid:
             cupid_factors = [b for b in cupid_by.split(",") if b.strip()]
             tables += [matching_table(db, cupid_factors, f), cupid_generation_table(db, cupid_factors, f)]
@@ -221,11 +236,13 @@ def report(
         wb.close()
     from tui.safe_text import safe_text
 
-    console = Console()
-    for t in tables:
-        console.print(rich_table(t))
+    if as_json:
+        click.echo(tables_json(tables))
+    console = Console(stderr=as_json)  # --json: stdout holds the JSON alone
+    for t in tables if not as_json else ():
+        console.print(rich_table(t, fit=console.width))
         if chart and t.rows:
-            console.print(bar_chart(t))
+            console.print(bar_chart(t, fit=console.width))
         for note in t.notes:
             console.print(safe_text(f"note: {note}", style="dim"))
         console.print()

@@ -11,7 +11,7 @@ import asyncio
 import click
 from rich.table import Table
 
-from tui.cli.common import console, fail, open_workbench
+from tui.cli.common import console, exit_for_failures, fail, open_workbench, run_id_of, user_of
 from tui.safe_text import safe_text
 
 
@@ -43,17 +43,17 @@ def _score(value: float | None) -> str:
 @click.option("--dry-run", is_flag=True, help="Print the judgments without storing them.")
 @click.pass_obj
 def judge(obj, run_id, judges, kind, dry_run):
-    """Re-judge the final answers of stored run RUN_ID without regenerating them."""
+    """Re-judge the final answers of stored run RUN_ID (full id or unique prefix) without
+    regenerating them. Exits 1 when every judgment failed, 3 when some did."""
     from core.judges import JudgeSpecError
+    from core.judges.aggregate import source_of
     from storage.analyses import save_judgments
-    from storage.runs import UnknownRun
+    from tui.cli.run import check_models
 
     wb = open_workbench(obj, sample_data=False)
     settings = wb.settings
-    try:
-        run = wb.load_run(run_id)
-    except UnknownRun as exc:
-        fail(str(exc))
+    run_id = run_id_of(wb, run_id)
+    run = wb.load_run(run_id)
     names = [f"{kind}:{j}" if kind else j for j in judges] or ([settings.judge] if settings.judge else [])
     if not names:
         fail("no judge given: pass --judge demo:heuristic or --judge rubric:<provider>:<model>")
@@ -61,6 +61,7 @@ def judge(obj, run_id, judges, kind, dry_run):
         chosen = wb.judges(names)
     except JudgeSpecError as exc:
         fail(str(exc))
+    check_models(settings, [s.id for j in chosen if (s := getattr(j, "spec", None)) is not None])
     try:
         bundle = wb.user(run.spec.user_id)
         query = bundle.query(run.spec.query_id)
@@ -75,7 +76,7 @@ def judge(obj, run_id, judges, kind, dry_run):
     table = Table("model", "judge", "kind", "dimension", "score", "ok", "rationale / error", title=f"run {run_id}")
     models = {r.id: r.model for r in finals}
     for response_id, j in results:
-        tag = " [heuristic]" if j.heuristic else ""
+        tag = "" if source_of(j) == "llm" else f" [{source_of(j)}]"  # heuristic / parser: no LLM judge
         table.add_row(
             safe_text(models[response_id]),
             safe_text(j.judge_model + tag),
@@ -89,6 +90,8 @@ def judge(obj, run_id, judges, kind, dry_run):
     failed = sum(1 for _, j in results if not j.parse_ok)
     stored = "not stored (--dry-run)" if dry_run else "stored"
     console.print(f"{len(results)} judgments {stored}; {failed} parse/call failures (kept with their raw output)")
+    errors = [safe_text(f"{j.judge_model}: {j.error}").plain for _, j in results if not j.parse_ok]
+    exit_for_failures("judgment", errors, len(results))
 
 
 async def _judge_all(judges, finals, bundle, query, run, complete):
@@ -125,13 +128,13 @@ async def _judge_all(judges, finals, bundle, query, run, complete):
 def attributes(obj, user, model, verify_with, chunk_chars, min_confidence, threshold, no_dedup, extraction_id):
     """Extract USER's attributes from their history (Re-Centering stage 1), or list stored ones."""
     from storage.analyses import UnknownExtraction, latest_extraction, load_extraction, save_extraction
+    from tui.cli.run import check_models
 
     wb = open_workbench(obj, sample_data=False)
     settings = wb.settings
-    try:
-        bundle = wb.user(user)
-    except LookupError as exc:
-        fail(str(exc).strip("'\""))
+    bundle = user_of(wb, user)
+    user = bundle.user.id
+    check_models(settings, [m for m in (model, verify_with) if m])
     if model:
         from core.analysis.attributes import extract
 
@@ -203,6 +206,9 @@ def attributes(obj, user, model, verify_with, chunk_chars, min_confidence, thres
     )
     for err in ex.errors:
         console.print(safe_text(err, style="red") + " (raw output stored)")
+    if model:  # an extraction made now: exit 1 when every chunk's call failed, 3 when some did
+        causes = [safe_text(c.error).plain for c in ex.chunks if c.error]
+        exit_for_failures("chunk extraction", causes, len(ex.chunks))
 
 
 def _embedder(settings, db):
@@ -233,13 +239,12 @@ def relevance(obj, run_id, model, attr_source, no_embedding, recompute, referenc
     """Relevance of attributes and retrieved turns for RUN_ID's query: every decider side by side."""
     from core.analysis import relevance as rel
     from storage.analyses import UnknownExtraction
-    from storage.runs import UnknownRun
+    from tui.cli.run import check_models
 
     wb = open_workbench(obj, sample_data=False)
-    try:
-        run = wb.load_run(run_id)
-    except UnknownRun as exc:
-        fail(str(exc))
+    run_id = run_id_of(wb, run_id)
+    run = wb.load_run(run_id)
+    check_models(wb.settings, [model] if model else [])
     stored = wb.relevance(run_id)
     if recompute or model or not stored:
         try:

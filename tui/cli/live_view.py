@@ -102,7 +102,7 @@ class LiveView:
             j = event.judgment
             col = next((c for rid, c in self._by_response.items() if rid == event.response_id), None)
             if col is not None:
-                score = f"{j.score:g}" if j.parse_ok and j.score is not None else "unparsed"
+                score = f"{j.score:g}" if j.parse_ok and j.score is not None else "n/a" if j.parse_ok else "unparsed"
                 col.scores.append(f"{j.dimension} {score}" + ("ʰ" if j.heuristic else ""))
                 if self.plain:
                     self.console.print(

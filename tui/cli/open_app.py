@@ -5,36 +5,43 @@ from __future__ import annotations
 import click
 
 from tui.cli.common import open_workbench
+from tui.cli.errors import exit_quietly_on_damage, report_damage
 
 DEMO_USER = "maya"
 
 
-def _build(obj: dict, *, demo: bool):
+def _build(obj: dict, *, demo: bool, user: str | None = None):
     from core.settings import DEFAULT_DEMO_MODELS
     from tui.app import make_app
+    from tui.cli.common import user_of
 
     workbench = open_workbench(obj)
+    if user is not None:  # a full id or a unique prefix; an unknown one fails here, before the screen opens
+        user = user_of(workbench, user).user.id
     # The demo opens on a RealPref-style sample user, so all four expression types are there.
     app = make_app(
         workbench.settings,
         workbench,
         models=list(DEFAULT_DEMO_MODELS) if demo else None,
-        initial_user=DEMO_USER if demo else None,
+        initial_user=user or (DEMO_USER if demo else None),
     )
     app.startup_notes = list(workbench.startup_notes)
+    exit_quietly_on_damage(app)
     return app
 
 
-def open_app(obj: dict, *, demo: bool) -> None:
-    app = _build(obj, demo=demo)
+def open_app(obj: dict, *, demo: bool, user: str | None = None) -> None:
+    app = _build(obj, demo=demo, user=user)
     app.run()
+    report_damage(app, app.workbench.db_path)
 
 
 @click.command()
+@click.option("--user", "user", default=None, help="Open on this user (an id or a unique prefix of one).")
 @click.pass_obj
-def demo(obj: dict) -> None:
+def demo(obj: dict, user: str | None) -> None:
     """Open the workbench on the sample users with the offline demo models."""
-    open_app(obj, demo=True)
+    open_app(obj, demo=True, user=user or obj.get("user"))
 
 
 @click.command()

@@ -15,7 +15,7 @@ from itertools import combinations
 
 import click
 
-from tui.cli.common import console, fail, open_workbench
+from tui.cli.common import console, exit_for_failures, fail, open_workbench, run_id_of
 from tui.safe_text import safe_text
 
 
@@ -25,18 +25,18 @@ from tui.safe_text import safe_text
 @click.option("--judge", "judge_model", required=True, help="Judge model id, e.g. openai:gpt-4o-mini.")
 @click.pass_obj
 def pairwise(obj, run_a, run_b, judge_model):
-    """Pass (4 swapped orders) and win rate for two runs with opposed preferences."""
+    """Pass (4 swapped orders) and win rate for two runs with opposed preferences (run ids: full or
+    a unique prefix). Exits 1 when every judgment failed, 3 when some did."""
     from rich.table import Table
 
     from core.judges.pairwise import PairInput, PairwiseJudge
     from storage.analyses import save_judgments
-    from storage.runs import UnknownRun
+    from tui.cli.run import check_models
 
     wb = open_workbench(obj, sample_data=False)
-    try:
-        a, b = wb.load_run(run_a), wb.load_run(run_b)
-    except UnknownRun as exc:
-        fail(str(exc))
+    run_a, run_b = run_id_of(wb, run_a), run_id_of(wb, run_b)
+    a, b = wb.load_run(run_a), wb.load_run(run_b)
+    check_models(wb.settings, [judge_model])
     pref_a, pref_b = _preference(wb, a), _preference(wb, b)
     query = wb.user(a.spec.user_id).query(a.spec.query_id).text
     answers_a = {r.model: r for r in a.final_responses() if r.status == "ok"}
@@ -95,6 +95,8 @@ def pairwise(obj, run_a, run_b, judge_model):
         shown = f"{sum(scores) / len(scores):.2f}" if scores else "undecided"
         console.print(safe_text(f"win rate {x} vs {y}: {shown} (both presentation orders)"))
     console.print(f"stored {len(items)} judgments under run {run_a}; see `prefscope report --interpref`")
+    errors = [safe_text(f"{j.judge_model}: {j.error}").plain for _, j in items if not j.parse_ok]
+    exit_for_failures("judgment", errors, len(items))
 
 
 def _preference(wb, run) -> str:

@@ -109,6 +109,8 @@ def prompt(
     if not filler_paths:
         pools, pool_source = wb.filler_pools(), "database"
     spec = spec_options.spec(wb.settings, bundle, query_id)
+    if filler_paths and spec.filler_pools is None:  # the files given are the pools to draw from
+        spec = spec.model_copy(update={"filler_pools": sorted({p.id for p in pools})})
     windows = {m.id: window for m in spec.models} if window is not None else None
     try:
         info = method_info(spec.method)
@@ -130,6 +132,7 @@ def prompt(
             "method": info.name,
             "spec": spec.model_dump(mode="json"),
             "filler_source": pool_source,
+            "filler_pools": plan.filler_pools,
             "context": built.summary_row(),
             "plan": plan.model_dump(mode="json"),
             "messages_sha256": messages_sha256(plan),
@@ -168,6 +171,12 @@ def _pools_from_files(paths: tuple[str, ...]) -> list:
     return pools
 
 
+def _pools_line(ids: list[str], source: str) -> str:
+    """``pool sample-everyday`` (and where it was read from when not the database)."""
+    named = f"pool{'s' * (len(ids) != 1)} {', '.join(map(safe, ids))}" if ids else "no pool"
+    return named if source == "database" else f"{named} ({safe(source)})"
+
+
 def _print_text(bundle, query, info, built, plan, pool_source, summary_plans, full) -> None:
     echo = click.echo
     head = click.style
@@ -180,7 +189,8 @@ def _print_text(bundle, query, info, built, plan, pool_source, summary_plans, fu
     if built.target_tokens:
         line += f", interval {built.interval_tokens:,}, tail {built.tail_tokens:,}; filler target {built.target_tokens:,} ±2%: "
         line += "ok" if built.within_target else "MISSED"
-        line += f"; filler from {pool_source}"
+    if plan.filler_pools or built.target_tokens:
+        line += f"; filler from {_pools_line(plan.filler_pools, pool_source)}"
     echo(line + ")")
     for e in built.evidence:
         echo(f"evidence: {safe(e.session_id)} at position {e.position}, {e.tokens_to_query:,} tokens before the query")

@@ -1,17 +1,21 @@
-"""Rendering :class:`core.analysis.report.ReportTable`: rich table, terminal bar chart, CSV, PNG."""
+"""Rendering :class:`core.analysis.report.ReportTable`: rich table, terminal bar chart, JSON, CSV, PNG."""
 
 from __future__ import annotations
 
 import csv
+import json
 import math
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
+from rich import box
 from rich.table import Table
 from rich.text import Text
 
 from core.analysis.report import ReportTable
 from storage.output_files import replace_atomically
+from tui.safe_text import safe_text
 
 BAR_WIDTH = 30
 VALUE_COLUMNS = {
@@ -29,6 +33,20 @@ VALUE_COLUMNS = {
     "spearman",
 }
 
+#: Columns shown once under the table when every row has the same value.
+CAPTION_COLUMNS = ("source", "judge", "prompt_version", "demo", "cancelled")
+COUNT_COLUMNS = {
+    "n",
+    "ok",
+    "failed",
+    "cancelled",
+    "undecided",
+    "comparisons",
+    "input_tokens",
+    "output_tokens",
+    "cost_usd",
+}
+
 
 def _fmt(col: str, v) -> str:
     if v is None:
@@ -36,34 +54,79 @@ def _fmt(col: str, v) -> str:
     if isinstance(v, float):
         if col in ("pass_rate", "order_disagreement", "mean_win_rate"):
             return f"{v:.1%}"
+        if col == "cost_usd":
+            return f"${v:,.4f}"
         return f"{v:.3f}"
+    if isinstance(v, int) and not isinstance(v, bool) and col.endswith("_tokens"):
+        return f"{v:,}"
     return str(v)
 
 
-def rich_table(t: ReportTable) -> Table:
-    """The table; a prompt_version shared by every row moves into the caption to save width."""
+def rich_table(t: ReportTable, fit: int | None = None) -> Table:
+    """The table; a descriptive column with one value in every row (the judge, its source, prompt
+    version …) moves into the caption, and columns sit closer when that makes the table fit
+    ``fit`` terminal columns (values are never cut)."""
     keep = list(range(len(t.columns)))
-    caption = None
-    if "prompt_version" in t.columns and t.rows:
-        i = t.columns.index("prompt_version")
-        versions = {r[i] for r in t.rows}
-        if len(versions) == 1:
+    shared = []
+    for i, c in enumerate(t.columns):
+        values = {_fmt(c, r[i]) for r in t.rows}
+        if c in CAPTION_COLUMNS and len(values) == 1 and (len(t.rows) > 1 or c == "prompt_version"):
             keep.remove(i)
-            caption = f"prompt version: {versions.pop()}"
-    table = Table(title=t.title, title_justify="left", caption=caption, caption_justify="left")
-    for i in keep:
+            shared.append(f"{c.replace('_', ' ')}: {values.pop()}")
+    cells = [[_fmt(t.columns[i], row[i]) for i in keep] for row in t.rows]
+    headers, gap = _layout([t.columns[i] for i in keep], cells, fit)
+    table = Table(
+        title=safe_text(t.title),
+        title_justify="left",
+        caption=safe_text(" · ".join(shared)) if shared else None,
+        caption_justify="left",
+        box=box.SIMPLE_HEAD,
+        show_edge=False,
+        pad_edge=False,
+        padding=(0, (gap - 1) // 2, 0, (gap - 1) - (gap - 1) // 2),
+    )
+    for i, header in zip(keep, headers):
         c = t.columns[i]
-        table.add_column(
-            c, justify="right" if c in VALUE_COLUMNS or c in ("n", "failed", "undecided", "comparisons") else "left"
-        )
-    for row in t.rows:
-        table.add_row(*(Text(_fmt(t.columns[i], row[i])) for i in keep))  # Text: "[demo]" is not markup
+        value = c in VALUE_COLUMNS or c in COUNT_COLUMNS or c.startswith("score_")
+        table.add_column(header, justify="right" if value else "left", no_wrap=True)
+    for r in cells:
+        table.add_row(*(safe_text(v) for v in r))  # "[demo]" is not markup
     return table
 
 
+def _layout(columns: list[str], cells: list[list[str]], fit: int | None) -> tuple[list[Text], int]:
+    """Headers and the gap between columns: whole headers 3 apart when that fits ``fit``, else
+    closer, else headers broken after their underscores (:func:`_header`), closer still."""
+    widths = [max((len(r[n]) for r in cells), default=0) for n in range(len(columns))]
+    headers: list[Text] = []
+    for split in (False, True):
+        headers = [_header(c, w if split else len(c)) for c, w in zip(columns, widths)]
+        natural = sum(max(w, *map(len, h.plain.split("\n"))) for w, h in zip(widths, headers))
+        for gap in (3, 2, 1):
+            if fit is None or natural + gap * (len(columns) - 1) <= fit:
+                return headers, gap
+    return headers, 1
+
+
+def _header(column: str, width: int) -> Text:
+    """A long column name broken after its underscores to about its values' width (values are
+    never cut, so a narrow terminal keeps every number whole)."""
+    lines: list[str] = []
+    for piece in re.findall(r"[^_]+_*|_+", column):
+        if lines and len(lines[-1]) + len(piece) <= max(width, 1):
+            lines[-1] += piece
+        else:
+            lines.append(piece)
+    return safe_text("\n".join(lines))
+
+
+def _label_stop(t: ReportTable) -> int:
+    """The group's factor values are the columns before the first descriptive one."""
+    return min((t.columns.index(c) for c in ("source", "judge", "comparisons", "n") if c in t.columns), default=0)
+
+
 def _label(t: ReportTable, row: list) -> str:
-    # The group's factor values are the columns before the first descriptive one.
-    stop = min((t.columns.index(c) for c in ("source", "judge", "comparisons") if c in t.columns), default=len(row))
+    stop = _label_stop(t) or len(row)
     parts = [str(v) for v in row[:stop] if v is not None]
     if "source" in t.columns:
         src = row[t.columns.index("source")]
@@ -72,8 +135,9 @@ def _label(t: ReportTable, row: list) -> str:
     return " · ".join(parts) or "all"
 
 
-def bar_chart(t: ReportTable, width: int = BAR_WIDTH) -> Text:
-    """One bar per row, scaled to the metric's scale (or the data's range), with the 95% CI."""
+def bar_chart(t: ReportTable, width: int = BAR_WIDTH, *, fit: int | None = None) -> Text:
+    """One bar per row, scaled to the metric's scale (or the data's range), with the 95% CI;
+    bars shortened so a line fits ``fit`` columns when given."""
     out = Text()
     if not t.rows or t.value_column not in t.columns:
         return out
@@ -86,6 +150,8 @@ def bar_chart(t: ReportTable, width: int = BAR_WIDTH) -> Text:
         hi = lo + 1
     labels = [_label(t, r) for r in t.rows]
     lw = min(48, max(len(s) for s in labels))
+    if fit is not None:  # label, space, bar, " 0.571  [0.14, 0.86]"
+        width = max(8, min(width, fit - lw - 22))
     out.append(f"{t.value_column} (scale {lo:g}–{hi:g})\n", style="bold")
     for label, row in zip(labels, t.rows):
         v = row[vi]
@@ -102,6 +168,27 @@ def bar_chart(t: ReportTable, width: int = BAR_WIDTH) -> Text:
             extra = f"  [{row[t.columns.index('ci_low')]:.2f}, {row[t.columns.index('ci_high')]:.2f}]"
         out.append(f" {_fmt(t.value_column, v)}{extra}\n")
     return out
+
+
+def _plain(v):
+    """JSON-safe: NaN/inf (an undefined statistic) as null."""
+    return None if isinstance(v, float) and not math.isfinite(v) else v
+
+
+def tables_json(tables: list[ReportTable]) -> str:
+    """``{"tables": [{title, columns, rows: [{column: value}], value_column, scale, notes}]}``."""
+    out = [
+        {
+            "title": t.title,
+            "columns": t.columns,
+            "rows": [{c: _plain(v) for c, v in zip(t.columns, row)} for row in t.rows],
+            "value_column": t.value_column,
+            "scale": list(t.scale) if t.scale else None,
+            "notes": t.notes,
+        }
+        for t in tables
+    ]
+    return json.dumps({"tables": out}, ensure_ascii=False, indent=2)
 
 
 def write_csv(

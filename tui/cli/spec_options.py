@@ -23,6 +23,7 @@ class SpecOptions:
     seed: int
     turns: int | None
     turns_order: str
+    filler_pools: tuple[str, ...]
     k: int | None
     retriever: str | None
     sessions: str
@@ -68,6 +69,7 @@ class SpecOptions:
             seed=self.seed,
             turns=self.turns,
             turns_order=self.turns_order,
+            filler_pools=list(self.filler_pools) or None,
             method=self.method,
             method_options=options,
             models=specs,
@@ -110,6 +112,12 @@ _OPTIONS = [
         default="official",
         show_default=True,
         help="official: the pool's first 2N messages, as PrefEval (--seed has no effect); shuffled: ours, seeded.",
+    ),
+    click.option(
+        "--filler-pool",
+        "filler_pools",
+        multiple=True,
+        help="Filler pool id to draw from (repeatable; default: the user's own source's pool; see `prefscope users`).",
     ),
     click.option("--k", "k", type=int, default=None, help="RAG: turns to retrieve (default 5)."),
     click.option(

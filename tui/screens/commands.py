@@ -1,5 +1,6 @@
 """Command-palette commands (ctrl+p) for every workbench action: run, cancel, retry, choose the
-query / expression / context / method / judge, pick models, show a tab, re-open the latest run,
+query / expression / context / method / judge, switch user, pick models, show a tab (and focus it),
+re-open the latest run,
 export, score, search, screenshot.
 
 The provider only lists verbs and calls the main screen's (and its widgets') actions and setters.
@@ -30,8 +31,7 @@ def _highlight(matcher: Matcher, title: str) -> Content:
 
 def _commands(screen) -> list[tuple[str, Callable[[], object], str]]:
     """(title, callback, help) for everything the palette offers on the main screen."""
-    from tui.widgets.run_bar import CONTEXTS, RunBar, query_label
-    from tui.widgets.runs_tab import RunsTable
+    from tui.widgets.run_bar import CONTEXTS, RunBar, query_label, user_label
     from tui.widgets.tabs import TABS
 
     out: list[tuple[str, Callable[[], object], str]] = [
@@ -47,12 +47,16 @@ def _commands(screen) -> list[tuple[str, Callable[[], object], str]]:
         ("Zoom the analysis tabs", screen.action_zoom_tabs, "f2"),
         ("Hide / show the timeline", screen.action_toggle_timeline, "f3"),
         ("Re-open the latest stored run", partial(_reopen_latest, screen), "Runs tab, enter"),
-        ("Export the marked runs as CSV…", screen.tabs.runs.query_one(RunsTable).action_export, "Runs tab, e"),
+        ("Export the marked answers' runs as CSV…", screen.tabs.runs.grid.action_export, "Runs tab, e"),
         ("Force: send even past a model's context window (toggle)", partial(_toggle_force, screen), "run bar"),
     ]
-    for key, label in TABS.items():
-        out.append((f"Show tab: {label}", partial(screen.show_tab, key), "analysis tabs"))
+    for n, (key, label) in enumerate(TABS.items(), start=1):
+        out.append((f"Show tab: {label}", partial(screen.show_tab, key), f"key {n}"))
     bar = screen.query_one(RunBar)
+    out.append(("Switch user…", bar.pick_user, "run bar: the user picker"))
+    for user in screen.workbench.users():
+        title = terminal_safe(f"Switch user: {user_label(user)}")
+        out.append((title, partial(bar.set_value, "rb-user", user.id), "run bar"))
     if screen.bundle is not None:
         for q in screen.bundle.queries:
             out.append(
@@ -78,6 +82,14 @@ def _commands(screen) -> list[tuple[str, Callable[[], object], str]]:
         out.append((f"Method: {label}", partial(bar.set_value, "rb-method", key), "run bar"))
     for name in screen._judges:
         out.append((f"Judge: {name}", partial(bar.set_value, "rb-judge", name), "run bar"))
+    for label, pool_id in bar.filler_labels:
+        out.append(
+            (
+                terminal_safe(f"Filler pool: {label.removeprefix('filler: ')}"),
+                partial(bar.set_value, "rb-filler", pool_id),
+                "run bar",
+            )
+        )
     return out
 
 
@@ -108,7 +120,9 @@ class WorkbenchCommands(Provider):
         if screen is None:
             return
         for title, callback, help_text in _commands(screen):
-            if title.startswith(("Query:", "Context:", "Method:", "Expression:", "Judge:", "Show tab:")):
+            if title.startswith(
+                ("Query:", "Context:", "Method:", "Expression:", "Judge:", "Show tab:", "Switch user:", "Filler pool:")
+            ):
                 continue  # too many to list before typing; they show up when searched
             yield DiscoveryHit(Content(title), callback, text=title, help=help_text)
 

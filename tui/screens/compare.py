@@ -1,62 +1,142 @@
-"""Two stored runs side by side: what differs in their specs, then each model's status, tokens,
-cost and scores in both. Rendered as Markdown in a :class:`~tui.screens.text_view.TextView`."""
+"""2–4 stored answers side by side: what differs in their cases and scores, then each answer with
+a word diff against the first one (A).
+
+Words an answer has and A lacks are shown on green, A's words it lacks struck through in red
+(``difflib`` on words; whitespace is kept as written but not compared). Every data text reaches
+the screen as ``rich.text.Text`` built by :func:`tui.safe_text.safe_text`, never as markup.
+"""
 
 from __future__ import annotations
 
-from tui.widgets.response_pane import PaneMetrics, cost_text
+import difflib
+import re
+from dataclasses import dataclass
 
-SPEC_FIELDS = ("user_id", "query_id", "expression_type", "context", "seed", "method", "force", "judges", "label")
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from storage.results_grid import GridRow
+from tui.safe_text import safe_text
+from tui.widgets.response_pane import cost_text
+from tui.widgets.results_grid_rows import Column, score_text
+
+INSERTED = "bold black on green"
+DELETED = "strike red"
+LETTERS = "ABCD"
 
 
-def _spec_value(run, name: str) -> str:
-    if name == "models":
-        return ", ".join(m.id for m in run.spec.models)
-    value = getattr(run.spec, name)
-    return ", ".join(value) if isinstance(value, list) else str(value)
+@dataclass
+class ComparedAnswer:
+    row: GridRow
+    text: str
+    facts: dict[str, str]  # name -> value, in display order
 
 
-def _scores(run, response_id: str) -> str:
-    parts = []
-    for j in run.judgments:
-        if j.response_id != response_id:
+def compared_answers(workbench, rows: list[GridRow], columns: list[Column]) -> list[ComparedAnswer]:
+    """The answers' texts and facts, reading each of their runs once."""
+    runs = {run_id: workbench.load_run(run_id) for run_id in dict.fromkeys(r.run_id for r in rows)}
+    out = []
+    for row in rows:
+        run = runs[row.run_id]
+        response = next(r for r in run.responses if r.id == row.response_id)
+        facts = {
+            c.label: (score_text(v) if c.score is not None else str(v))
+            for c in columns
+            if (v := c.value(row)) is not None
+        }
+        facts["run"] = row.run_id  # in full: it is what `prefscope` commands take
+        facts["seed"] = str(run.spec.seed)
+        facts["prompt tokens"] = f"{run.plan.total_tokens:,}"
+        facts["output tokens"] = "" if response.output_tokens is None else f"{response.output_tokens:,}"
+        facts["cost"] = cost_text(response.cost_usd, response.is_demo)
+        out.append(ComparedAnswer(row, response.text or "", facts))
+    return out
+
+
+_TOKEN = re.compile(r"\S+\s*")
+
+
+def word_diff(base: str, other: str) -> tuple[Text, int, int]:
+    """``other`` marked against ``base``: (text, words inserted, words deleted)."""
+    a, b = _TOKEN.findall(base), _TOKEN.findall(other)
+    matcher = difflib.SequenceMatcher(None, [t.strip() for t in a], [t.strip() for t in b], autojunk=False)
+    out = Text()
+    inserted = deleted = 0
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op == "equal":
+            out.append_text(safe_text("".join(b[j1:j2])))
             continue
-        who = "you:" if j.human else ""
-        parts.append(f"{who}{j.dimension} {'?' if j.score is None else f'{j.score:g}'}")
-    return ", ".join(parts) or "—"
+        if op in ("delete", "replace"):
+            deleted += i2 - i1
+            words = "".join(a[i1:i2])
+            out.append_text(safe_text(words.rstrip(), DELETED))
+            out.append(" " if op == "replace" else words[len(words.rstrip()) :])  # a deleted line keeps its break
+        if op in ("insert", "replace"):
+            inserted += j2 - j1
+            words = "".join(b[j1:j2])
+            out.append_text(safe_text(words.rstrip(), INSERTED))
+            out.append(words[len(words.rstrip()) :])
+    return out, inserted, deleted
 
 
-def compare_markdown(a, b) -> str:
-    """``a`` and ``b`` are ``storage.runs.StoredRun``."""
-    lines = [f"| | A `{a.id}` | B `{b.id}` |", "|---|---|---|"]
-    for name in ("created_at", "status"):
-        lines.append(f"| {name} | {getattr(a, name)} | {getattr(b, name)} |")
-    for name in (*SPEC_FIELDS, "models"):
-        va, vb = _spec_value(a, name), _spec_value(b, name)
-        mark = " **≠**" if va != vb else ""
-        lines.append(f"| {name}{mark} | {va} | {vb} |")
-    lines.append(f"| prompt tokens | {a.plan.total_tokens:,} | {b.plan.total_tokens:,} |")
-    lines.append(
-        f"| evidence → query | {', '.join(f'{e.tokens_to_query:,}' for e in a.plan.evidence) or '—'} | "
-        f"{', '.join(f'{e.tokens_to_query:,}' for e in b.plan.evidence) or '—'} |"
-    )
-    lines += ["", "### answers", "", "| model | A | B |", "|---|---|---|"]
-    finals_a = {r.model: r for r in a.final_responses()}
-    finals_b = {r.model: r for r in b.final_responses()}
-    for model in dict.fromkeys([*finals_a, *finals_b]):
-        cells = []
-        for run, finals in ((a, finals_a), (b, finals_b)):
-            r = finals.get(model)
-            if r is None:
-                cells.append("—")
-                continue
-            m = PaneMetrics.of(r)
-            cells.append(
-                f"{r.status} · {m.output_tokens or 0} tok · {cost_text(r.cost_usd, r.is_demo)} · {_scores(run, r.id)}"
-            )
-        lines.append(f"| `{model}` | {cells[0]} | {cells[1]} |")
-    for label, _run, finals in (("A", a, finals_a), ("B", b, finals_b)):
-        lines += ["", f"### {label}: answers"]
-        for model, r in finals.items():
-            text = " ".join((r.text or "").split())
-            lines.append(f"\n**{model}** ({r.status}): {text[:600]}{'…' if len(text) > 600 else ''}")
-    return "\n".join(lines)
+def differing_facts(answers: list[ComparedAnswer]) -> list[str]:
+    names = dict.fromkeys(name for a in answers for name in a.facts)
+    return [n for n in names if len({a.facts.get(n, "—") for a in answers}) > 1]
+
+
+def facts_table(answers: list[ComparedAnswer]) -> Table:
+    """One row per fact, one column per answer; ≠ where the answers differ."""
+    table = Table(box=None, padding=(0, 1), show_edge=False)
+    table.add_column("")
+    for letter in LETTERS[: len(answers)]:
+        table.add_column(Text(letter, "bold"))
+    differing = set(differing_facts(answers))
+    for name in dict.fromkeys(name for a in answers for name in a.facts):
+        values = [a.facts.get(name, "—") for a in answers]
+        differs = name in differing
+        label = safe_text(name + (" ≠" if differs else ""), "bold yellow" if differs else "dim")
+        table.add_row(label, *(safe_text(v) for v in values))
+    return table
+
+
+class CompareScreen(ModalScreen[None]):
+    DEFAULT_CSS = """
+    CompareScreen { align: center middle; }
+    CompareScreen > Vertical { width: 98%; height: 95%; border: round $accent; background: $surface; }
+    CompareScreen #compare-facts { height: auto; max-height: 45%; overflow-y: auto; padding: 0 1; }
+    CompareScreen #compare-columns { height: 1fr; }
+    CompareScreen .compare-answer { width: 1fr; border-left: vkey $accent; padding: 0 1; }
+    CompareScreen .compare-head { text-style: bold; }
+    """
+    BINDINGS = [Binding("escape,q", "app.pop_screen", "Close", id="close_compare", tooltip="Close")]
+
+    def __init__(self, answers: list[ComparedAnswer]):
+        super().__init__()
+        self.answers = answers
+        self.bodies: list[Text] = []  # per answer, as shown (A plain, the others diffed against A)
+        self.heads: list[str] = []
+        base = answers[0].text
+        for i, a in enumerate(answers):
+            if i == 0:
+                self.bodies.append(safe_text(base))
+                self.heads.append(f"A · {a.row.model} · the base of the diff")
+            else:
+                body, ins, dele = word_diff(base, a.text)
+                self.bodies.append(body)
+                self.heads.append(f"{LETTERS[i]} · {a.row.model} · +{ins} / −{dele} words vs A")
+
+    def compose(self) -> ComposeResult:
+        with Vertical() as box:
+            box.border_title = f"compare {len(self.answers)} answers"
+            box.border_subtitle = "green: not in A · red struck: only in A · esc closes"
+            yield Static(facts_table(self.answers), id="compare-facts")
+            with Horizontal(id="compare-columns"):
+                for i, (head, body) in enumerate(zip(self.heads, self.bodies)):
+                    with VerticalScroll(classes="compare-answer", id=f"compare-{LETTERS[i].lower()}"):
+                        yield Static(safe_text(head), classes="compare-head")
+                        yield Static(body, classes="compare-body")

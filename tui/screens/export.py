@@ -14,7 +14,7 @@ from textual.widgets import Input, Label
 class ExportScreen(ModalScreen[Path | None]):
     DEFAULT_CSS = """
     ExportScreen { align: center middle; }
-    ExportScreen > Vertical { width: 90; height: auto; border: round $accent; background: $surface; padding: 1 2; }
+    ExportScreen > Vertical { width: 90; max-width: 100%; height: auto; max-height: 100%; border: round $accent; background: $surface; padding: 1 2; }
     """
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="export.cancel", tooltip="Close without exporting")]
 

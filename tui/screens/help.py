@@ -23,18 +23,21 @@ HELP = """\
 | `enter` | timeline: open the session · Runs tab: re-open the run · Judges tab: full rationale and raw output |
 | `/` | full-text search over the user's turns |
 | `j` `k` `g` `G` | move in the timeline |
+| `1` … `6` | show a tab with the focus in it: Prompt, Evidence, Attributes, Relevance, Judges, Runs (80 columns: the tabs replace the answers) |
+| `tab` / `shift+tab` | next / previous control: timeline, run bar row by row, answers, the shown tab |
 | `f2` | analysis tabs take the right side (80 columns: tabs ⇄ answers) |
 | `f3` | hide / show the timeline |
 | Judges tab | `h` score the row's answer · `p` pick the better of two answers |
 | Attributes tab | `a` accept · `u` uncertain · `x` reject |
 | Relevance tab | `y` / `n` your label · `d` gold + BM25 deciders · `D` also embeddings |
-| Runs tab | type to filter · `space` mark · `c` compare two marked · `e` export CSV |
+| Runs tab | one row per answer: `f` filter (`model:oracle alignment:>=4`) · `s` sort by the column · `g` group · `space` mark · `c` compare 2–4 (word diff) · `enter` on a score: rationale + evidence · `h` histogram · `e` export CSV |
 | `f8` | save an SVG screenshot |
-| `ctrl+p` | command palette (every action, plus "Method: …", "Query: …", "Context: …") |
+| `ctrl+p` | command palette (every action, plus "Switch user: …", "Method: …", "Query: …", "Context: …") |
 | `ctrl+q` | quit |
 
 Keys are remappable in the config: `[keymap] run = "f5"` (binding ids: run, cancel_pane,
-cancel_all, retry_pane, toggle_reasons, pick_models, zoom_tabs, search, human_score …).
+cancel_all, retry_pane, toggle_reasons, pick_models, zoom_tabs, search, human_score, tab.prompt …
+tab.runs). The footer shows the keys of what has the focus; esc / ctrl+x only while a run streams.
 
 **Tour.** Pick a user, a query, an expression type (E1 explicit … E4 implicit), a context
 configuration and a method in the run bar; the line under it shows the prompt tokens × models and
@@ -48,7 +51,7 @@ are offline and labelled demo. Every run is saved; the Runs tab re-opens any of 
 class HelpScreen(ModalScreen[None]):
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
-    HelpScreen > VerticalScroll { width: 90; height: 34; border: round $accent; background: $surface; }
+    HelpScreen > VerticalScroll { width: 90; max-width: 100%; height: 34; max-height: 100%; border: round $accent; background: $surface; }
     """
     BINDINGS = [Binding("escape,f1", "app.pop_screen", "Close", id="close_help", tooltip="Close help")]
 

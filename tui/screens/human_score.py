@@ -49,9 +49,9 @@ def scales_from(judgments) -> list[Scale]:
 class HumanScoreScreen(ModalScreen[list[tuple[Scale, float]] | None]):
     DEFAULT_CSS = """
     HumanScoreScreen { align: center middle; }
-    HumanScoreScreen > Vertical { width: 70; height: auto; border: round $accent; background: $surface; padding: 1 2; }
+    HumanScoreScreen > Vertical { width: 70; max-width: 100%; height: auto; max-height: 100%; border: round $accent; background: $surface; padding: 1 2; }
     HumanScoreScreen Horizontal { height: auto; margin-bottom: 1; }
-    HumanScoreScreen Horizontal > Label { width: 24; padding: 1 0; }
+    HumanScoreScreen Horizontal > Label { width: 24; }
     HumanScoreScreen Select { width: 1fr; }
     HumanScoreScreen #buttons Button { margin-right: 2; }
     """
@@ -69,7 +69,7 @@ class HumanScoreScreen(ModalScreen[list[tuple[Scale, float]] | None]):
             for s in self.scales:
                 with Horizontal():
                     yield Label(safe_text(f"{s.kind} / {s.dimension} ({s.lo:g}–{s.hi:g})"))
-                    yield Select([(f"{v:g}", v) for v in s.values()], prompt="—", id=f"hs-{s.key}")
+                    yield Select([(f"{v:g}", v) for v in s.values()], prompt="—", id=f"hs-{s.key}", compact=True)
             with Horizontal(id="buttons"):
                 yield Button("Save", id="save", variant="primary")
                 yield Button("Cancel", id="cancel")
@@ -94,7 +94,7 @@ class PairwiseScreen(ModalScreen[tuple[int, int, float] | None]):
 
     DEFAULT_CSS = """
     PairwiseScreen { align: center middle; }
-    PairwiseScreen > Vertical { width: 76; height: auto; border: round $accent; background: $surface; padding: 1 2; }
+    PairwiseScreen > Vertical { width: 76; max-width: 100%; height: auto; max-height: 100%; border: round $accent; background: $surface; padding: 1 2; }
     PairwiseScreen Select { margin-bottom: 1; }
     PairwiseScreen Horizontal { height: auto; }
     PairwiseScreen Horizontal Button { margin-right: 2; }

@@ -9,6 +9,7 @@ chosen user means for it. All domain work lives in core/storage via the Workbenc
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -19,13 +20,15 @@ from core.model import UserBundle
 from core.plan import PromptPlan
 from core.run.spec import RunSpec
 from core.text.terminal_safe import terminal_safe
+from tui.safe_text import safe_text
 from tui.widgets.estimate_line import EstimateLine
 from tui.widgets.judges_tab import JudgesTable
 from tui.widgets.prompt_tab import plan_text
-from tui.widgets.run_bar import RunBar
+from tui.widgets.response_pane import ResponsePane
+from tui.widgets.results_grid import ResultsGrid
+from tui.widgets.run_bar import RunBar, user_label
 from tui.widgets.run_view import RunView
-from tui.widgets.runs_tab import RunsTable
-from tui.widgets.tabs import AnalysisTabs
+from tui.widgets.tabs import TABS, AnalysisTabs
 from tui.widgets.timeline import SessionChosen, Timeline
 
 NARROW = 120  # below this width the panes are shown one at a time behind tabs
@@ -34,6 +37,23 @@ STARTUP_QUIET_S = 0.6  # after the first paint, before background work starts
 
 def _key(key: str, action: str, label: str, tooltip: str, show: bool = True) -> Binding:
     return Binding(key, action, label, id=action, tooltip=tooltip, show=show)
+
+
+#: One number key per analysis tab; the footer shows them as one group ("123456 Tabs").
+TAB_KEYS = [
+    Binding(
+        str(n),
+        f"show_tab('{name}')",
+        label,
+        id=f"tab.{name}",
+        tooltip=f"Show the {label} tab and focus it",
+        group=Binding.Group("Tabs", compact=True),
+    )
+    for n, (name, label) in enumerate(TABS.items(), start=1)
+]
+#: Keys that only mean something while a run streams / when an answer pane has the focus.
+WHILE_RUNNING = {"cancel_pane", "cancel_all"}
+IN_A_PANE = {"retry_pane", "toggle_reasons"}
 
 
 class MainScreen(Screen):
@@ -47,12 +67,14 @@ class MainScreen(Screen):
         _key(
             "f2",
             "zoom_tabs",
-            "Tabs",
+            "Zoom",
             "Give the analysis tabs the whole right side (on narrow terminals: tabs ⇄ answers)",
+            show=False,
         ),
         _key("f3", "toggle_timeline", "Timeline", "Hide or show the timeline", show=False),
-        _key("slash", "search", "Search", "Search the user's turns (full text)"),
+        _key("slash", "search", "Search", "Search the user's turns (full text)", show=False),
         _key("ctrl+s", "human_score", "Score", "Score the focused answer yourself (stored as human)", show=False),
+        *TAB_KEYS,
     ]
 
     def __init__(
@@ -104,7 +126,7 @@ class MainScreen(Screen):
             first = self.app.initial_user if self.app.initial_user in ids else ids[0]
             bar = self.query_one(RunBar)
             with bar.setting_from_code():
-                bar.set_users([(u.name or u.id, u.id) for u in users], first)
+                bar.set_users([(user_label(u), u.id) for u in users], first)
                 self.load_user(first)
             # Background work (tokenizer, context building) holds the GIL: let the first keys through.
             self.call_after_refresh(self.estimate.schedule, STARTUP_QUIET_S)
@@ -119,12 +141,15 @@ class MainScreen(Screen):
 
     def _apply_width(self, width: int) -> None:
         self.set_class(width < NARROW, "narrow")
+        self.query_one(Footer).compact = width < NARROW  # 80 columns hold the focused tab's keys too
         self.run_view.sync_visibility()
 
     # -- choosing ------------------------------------------------------------------------
     def load_user(self, user_id: str) -> None:
         self.bundle = bundle = self.workbench.user(user_id)
-        self.query_one(RunBar).set_queries(bundle, bundle.queries[0].id if bundle.queries else None)
+        bar = self.query_one(RunBar)
+        bar.set_queries(bundle, bundle.queries[0].id if bundle.queries else None)
+        bar.set_filler_pools(self.workbench.filler_pool_choices(user_id))
         u = bundle.user
         # The header shows the title as plain text; controls still have to be made visible.
         self.sub_title = terminal_safe(f"user: {u.name or u.id} ({u.source})  ·  db: {self.workbench.db_path.name}")
@@ -214,6 +239,7 @@ class MainScreen(Screen):
         self.tabs.judges.set_items(message.items)
 
     def on_run_view_finished(self, message: RunView.Finished) -> None:
+        self.refresh_bindings()  # the cancel keys leave the footer
         self.tabs.runs.refresh_runs()
         self._show_run_analyses()
         ok = message.status == "ok"
@@ -232,7 +258,7 @@ class MainScreen(Screen):
         self.run_view.pick_better()
 
     # -- re-opening a stored run ---------------------------------------------------------
-    async def on_runs_table_chosen(self, message: RunsTable.Chosen) -> None:
+    async def on_results_grid_chosen(self, message: ResultsGrid.Chosen) -> None:
         await self.reopen_run(message.run_id)
 
     async def reopen_run(self, run_id: str) -> None:
@@ -249,11 +275,10 @@ class MainScreen(Screen):
         self.plan = run.plan
         await self.run_view.show_stored(run, self.bundle)
         self.tabs.prompt.show(plan_text(run.spec, run.plan))
-        created = run.created_at[:19].replace("T", " ")
-        self.estimate.update(
-            f"re-opened run [b]{run.id}[/] from {created} · {run.status} · "
-            f"{run.plan.total_tokens:,} prompt tokens · change any choice and ctrl+r to run it again"
-        )
+        created = run.created_at[:16].replace("T", " ")
+        line = Text("re-opened run ").append(safe_text(run.id, "bold"))
+        line.append(f" · {created} · {run.status} · {run.plan.total_tokens:,} prompt tokens")
+        self.estimate.update(line)
         self.refresh_timeline()
         self._show_run_analyses()
 
@@ -301,6 +326,24 @@ class MainScreen(Screen):
             self.app.push_screen(SearchScreen(self.workbench, self.bundle))
 
     def show_tab(self, name: str) -> None:
-        if name == "":
-            self.remove_class("tabs-zoomed")
-        self.tabs.show_tab(name)
+        """Show an analysis tab with the focus on its first control (narrow: the tabs replace the answers)."""
+        if self.has_class("narrow"):
+            self.add_class("tabs-zoomed")
+        self.tabs.focus_tab(name)
+
+    def action_show_tab(self, name: str) -> None:
+        self.show_tab(name)
+
+    # -- which keys the footer offers ----------------------------------------------------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Hide keys that mean nothing in the current state, so the footer fits 80 columns with
+        the focused tab's own keys."""
+        if action in WHILE_RUNNING:
+            return self.run_view.running
+        if action in IN_A_PANE:
+            return self._pane_has_focus()
+        return True
+
+    def _pane_has_focus(self) -> bool:
+        focused = self.focused
+        return focused is not None and any(isinstance(n, ResponsePane) for n in focused.ancestors_with_self)

@@ -8,13 +8,14 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, SelectionList
 
+from core.text.terminal_safe import terminal_safe
 from tui.safe_text import safe_text
 
 
 class ModelPicker(ModalScreen[list[str] | None]):
     DEFAULT_CSS = """
     ModelPicker { align: center middle; }
-    ModelPicker > Vertical { width: 80; height: auto; max-height: 30; border: round $accent; background: $surface; padding: 1; }
+    ModelPicker > Vertical { width: 80; max-width: 100%; height: auto; max-height: 100%; border: round $accent; background: $surface; padding: 1; }
     ModelPicker SelectionList { height: auto; max-height: 18; }
     """
     BINDINGS = [Binding("escape", "dismiss_none", "Close", id="close", tooltip="Close without changes")]
@@ -38,9 +39,12 @@ class ModelPicker(ModalScreen[list[str] | None]):
             yield Button("Use these models", id="ok", variant="primary")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
+        from core.providers import check_model_name
+
         value = event.value.strip()
-        if ":" not in value:
-            self.notify("A model id looks like provider:model", severity="warning")
+        problem = check_model_name(value, self.app.settings)  # e.g. foo:bar → the known providers
+        if problem is not None:
+            self.notify(terminal_safe(problem), severity="warning", markup=False, timeout=10)
             return
         self.query_one(SelectionList).add_option((safe_text(value), value, True))
         event.input.value = ""

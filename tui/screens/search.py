@@ -17,7 +17,7 @@ from tui.safe_text import safe_text
 class SearchScreen(ModalScreen[None]):
     DEFAULT_CSS = """
     SearchScreen { align: center middle; }
-    SearchScreen > Vertical { width: 100; height: 30; border: round $accent; background: $surface; }
+    SearchScreen > Vertical { width: 100; max-width: 100%; height: 30; max-height: 100%; border: round $accent; background: $surface; }
     SearchScreen OptionList { height: 1fr; }
     """
     BINDINGS = [Binding("escape", "app.pop_screen", "Close", id="close_search", tooltip="Close search")]

@@ -10,17 +10,23 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from core.model import EXPRESSION_TYPES, UserBundle
+from core.text.clip import clip, clip_note
 from core.text.terminal_safe import terminal_safe
 from tui.safe_text import safe_text
 
 
 class SessionScreen(Screen):
-    BINDINGS = [Binding("escape", "app.pop_screen", "Back", id="back", tooltip="Back to the timeline")]
+    BINDINGS = [
+        Binding("escape", "app.pop_screen", "Back", id="back", tooltip="Back to the timeline"),
+        Binding("f", "full", "Whole turns", id="full_turns", tooltip="Show very long turns whole (slow for MBs)"),
+    ]
 
     def __init__(self, bundle: UserBundle, session_id: str):
         super().__init__()
         self.bundle = bundle
         self.session = bundle.session(session_id)
+        #: Very long turns show their start until asked (laying out MBs of text takes seconds).
+        self.whole_turns = False
 
     def compose(self) -> ComposeResult:
         s = self.session
@@ -38,8 +44,17 @@ class SessionScreen(Screen):
             yield Static(Text("\n").join(head), classes="session-head")
             for i, t in enumerate(s.turns):
                 who = Text("user", "bold cyan") if t.role == "user" else Text("assistant", "bold green")
-                yield Static(Text.assemble(who, (f" #{i}", "dim"), "\n", safe_text(t.content), "\n"))
+                shown, hidden = (t.content, 0) if self.whole_turns else clip(t.content)
+                body = Text.assemble(who, (f" #{i}", "dim"), "\n", safe_text(shown), "\n")
+                if hidden:
+                    body.append(clip_note(hidden, "f shows whole turns") + "\n", "dim italic")
+                yield Static(body)
         yield Footer()
+
+    async def action_full(self) -> None:
+        if not self.whole_turns:
+            self.whole_turns = True
+            await self.recompose()
 
     def on_mount(self) -> None:
         self.title = "session"

@@ -8,6 +8,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Markdown
 
+from core.judges.aggregate import source_of
 from core.text.terminal_safe import terminal_safe
 from tui.safe_text import safe_text
 
@@ -35,7 +36,9 @@ class TextView(ModalScreen[None]):
 def judgment_markdown(model: str, j) -> str:
     score = "—" if j.score is None else f"{j.score:g}"
     scale = f" on {j.scale_min:g}–{j.scale_max:g}" if j.scale_min is not None and j.scale_max is not None else ""
-    source = "human" if j.human else "heuristic (not an LLM)" if j.heuristic else "LLM judge"
+    source = {"heuristic": "heuristic (not an LLM)", "parser": "parser (no model call)", "llm": "LLM judge"}.get(
+        source_of(j), "human"
+    )
     lines = [
         f"**answer of** `{model}` · **judge** `{j.judge_model}` ({source}) · **prompt** `{j.prompt_version}`"
         + (f" · **temperature** {j.temperature:g}" if j.temperature is not None else ""),

@@ -20,6 +20,7 @@ from textual.widgets import DataTable, Static
 from core.model import UserBundle
 from tui.safe_text import safe_text
 from tui.widgets.timeline import SessionChosen
+from tui.widgets.worker_errors import store_or_notify
 
 VERDICT_STYLE = {"accept": "green", "uncertain": "yellow", "reject": "red"}
 
@@ -183,6 +184,9 @@ class AttributesView(Vertical):
 
     def on_attributes_table_verdict_chosen(self, message: AttributesTable.VerdictChosen) -> None:
         message.stop()
-        self.workbench.set_attribute_verdict(message.extraction_id, message.attribute_id, message.verdict)
-        if self.bundle is not None:
+        stored = store_or_notify(
+            self,
+            lambda: self.workbench.set_attribute_verdict(message.extraction_id, message.attribute_id, message.verdict),
+        )
+        if stored and self.bundle is not None:
             self.show_user(self.bundle)

@@ -1,7 +1,8 @@
 """The Evidence tab: gold sessions vs retrieved ones vs what each model's answer mentions.
 
 Rows are ``core.analysis.mentions.SessionMentions``, computed in a worker thread (it reads every
-session of the user) from a run's plan and final answers; this widget lays them out.
+session of the user) from a run's plan and final answers, plus the sessions an answer quotes
+(``core.analysis.quotes``); this widget lays them out.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ class EvidenceTable(DataTable):
     def show_run(self, bundle: UserBundle, spec: RunSpec, plan, answers: dict[str, str]) -> None:
         """Gold, retrieved and mentioned sessions of a run (``answers``: model id -> final answer)."""
         from core.analysis.mentions import evidence_mentions
+        from core.analysis.quotes import tokens_after, with_quotes
 
         sessions = {s.id: "\n".join(t.content for t in s.turns) for s in bundle.sessions}
         rows = evidence_mentions(
@@ -39,6 +41,10 @@ class EvidenceTable(DataTable):
             tokens_to_query={e.session_id: e.tokens_to_query for e in plan.evidence},
             answers=answers,
         )
+        # sessions an answer quotes verbatim, gold or not (only those the model was shown)
+        shown = {c.session_id for c in plan.context}
+        distance = tokens_after([(c.session_id, c.tokens) for c in plan.context])
+        rows = with_quotes(rows, {k: v for k, v in sessions.items() if k in shown}, answers, distance)
         self.app.call_from_thread(self.show, rows, [m.id for m in spec.models])
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:

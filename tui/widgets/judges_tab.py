@@ -24,11 +24,9 @@ def _short(text: str | None, n: int) -> str:
 
 
 def source_label(j) -> str:
-    if j.human:
-        return "human"
-    if j.heuristic:
-        return "heuristic"
-    return "LLM"
+    from core.judges.aggregate import source_of
+
+    return {"llm": "LLM"}.get(source_of(j), source_of(j))
 
 
 class JudgesTable(DataTable):

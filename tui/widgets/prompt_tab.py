@@ -24,6 +24,8 @@ def plan_text(spec, plan, token_counts: list[list[int]] | None = None) -> Text:
     t = Text()
     t.append("method ", "dim").append(plan.method, "bold")
     t.append(" · context ", "dim").append(f"{spec.context} (seed {spec.seed}, {expr})", "bold")
+    if plan.filler_pools:  # the pools the filler came from (recorded by prepare)
+        t.append(" · filler ", "dim").append(safe(", ".join(plan.filler_pools)), "bold")
     t.append(" · history ", "dim").append(f"{plan.history_tokens:,} tokens in {len(plan.context)} sessions", "bold")
     t.append(" · prompt ", "dim").append(f"{plan.total_tokens:,} tokens in {len(plan.steps)} step(s)\n", "bold")
     if plan.evidence:

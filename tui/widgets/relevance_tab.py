@@ -21,7 +21,7 @@ from textual.worker import Worker
 
 from core.model import UserBundle
 from tui.safe_text import safe_text
-from tui.widgets.worker_errors import flush_or_notify, notify_if_failed
+from tui.widgets.worker_errors import flush_or_notify, notify_if_failed, store_or_notify
 
 DECIDERS = ("gold", "bm25", "embedding", "llm", "human")
 
@@ -47,13 +47,13 @@ class RelevanceTable(DataTable):
         embeddings: bool
 
     BINDINGS = [
-        Binding("y", "label(True)", "Relevant", id="relevance.yes", tooltip="You say: relevant (stored)"),
-        Binding("n", "label(False)", "Not relevant", id="relevance.no", tooltip="You say: not relevant (stored)"),
+        Binding("y", "label(True)", "Yes", id="relevance.yes", tooltip="You say: relevant (stored)"),
+        Binding("n", "label(False)", "No", id="relevance.no", tooltip="You say: not relevant (stored)"),
         Binding("d", "decide(False)", "Decide", id="relevance.decide", tooltip="Run the gold and BM25 deciders"),
         Binding(
             "D",
             "decide(True)",
-            "Decide+emb",
+            "Embed",
             id="relevance.decide_embeddings",
             tooltip="Also run the embedding decider (loads the embedding model)",
         ),
@@ -159,10 +159,14 @@ class RelevanceView(Vertical):
         if self.run_id is None or self.query_id is None:
             self.notify("Label relevance for a run: run a case or re-open one first.")
             return
-        self.workbench.save_human_relevance(
-            self.run_id, self.query_id, message.target_kind, message.target_id, message.relevant
-        )
-        self.refresh_decisions()
+        run_id, query_id = self.run_id, self.query_id
+        if store_or_notify(
+            self,
+            lambda: self.workbench.save_human_relevance(
+                run_id, query_id, message.target_kind, message.target_id, message.relevant
+            ),
+        ):
+            self.refresh_decisions()
 
     def on_relevance_table_decide_requested(self, message: RelevanceTable.DecideRequested) -> None:
         message.stop()

@@ -221,7 +221,7 @@ class ResponsePane(Vertical, can_focus=True):
 
 
 def _status_note(status: str, error: str | None, partial: bool) -> str:
-    if status not in ("error", "cancelled", "interrupted") or not error:
+    if status not in ("error", "cancelled", "interrupted", "incomplete") or not error:
         return ""
     note = f"\n\n> **{status}:** {error}"
     if partial:
@@ -242,6 +242,8 @@ def scores_text(judgments: list, with_rationales: bool) -> Text:
         if j.parse_ok and j.score is not None:
             scale = f"/{j.scale_max:g}" if j.scale_max is not None else ""
             text.append(f"{j.score:g}{scale}", "green" if _good(j) else "yellow")
+        elif j.parse_ok:  # parsed, nothing to score (e.g. no target preference)
+            text.append("n/a", "dim")
         else:
             text.append("unparsed", "red")
         if with_rationales:

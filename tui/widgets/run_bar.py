@@ -2,8 +2,9 @@
 and whether to force a context larger than a model's window.
 
 It only holds choices and reports them (``choices()``; ``UserChosen`` and ``Changed`` when the
-operator changes one); the screen turns them into a RunSpec. Two compact rows, so it fits 80
-columns and leaves the panes their height.
+operator changes one); the screen turns them into a RunSpec. Three compact rows (four on a narrow
+screen, where the query takes a row of its own), so it fits 80 columns and leaves the panes their
+height.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.widgets import Button, Checkbox, Input, Select
+from textual.widgets import Button, Checkbox, Input, OptionList, Select
 
 from core.model import EXPRESSION_TYPES, UserBundle
 from core.providers.base import ModelSpec
@@ -38,6 +39,10 @@ CONTEXTS = [
 ]
 
 
+#: Characters of a query entry in the picker (one line each; the highlighted one shows its whole text).
+QUERY_WIDTH = 72
+
+
 @dataclass(frozen=True)
 class Choices:
     user_id: str | None
@@ -49,6 +54,8 @@ class Choices:
     models: list[str]
     judge: str | None
     force: bool
+    #: The one filler pool chosen, or "" for the user's own source's pools (the spec's default).
+    filler_pool: str = ""
 
     def spec(self) -> RunSpec | None:
         """The run these choices describe; None until a user, a query and a model are chosen."""
@@ -64,24 +71,40 @@ class Choices:
             models=[ModelSpec(id=m) for m in self.models],
             judges=[self.judge] if self.judge else [],
             force=self.force,
+            filler_pools=[self.filler_pool] if self.filler_pool else None,
         )
 
 
-def query_label(bundle: UserBundle, query_id: str, width: int = 60) -> str:
-    """``[open] p1 I've got four days…`` — kind, target preference (gen = generalized), text."""
+#: How queries are labelled by kind in the pickers.
+KIND_LABELS = {"open": "open", "mcq": "MCQ", "tf": "TF"}
+
+
+def query_label(bundle: UserBundle, query_id: str, width: int | None = QUERY_WIDTH) -> str:
+    """``[open] p1-open I've got four days…`` — kind, id, the preference it targets when the id does
+    not say it (``→p3``, ``(gen)`` = generalized), then the text (whole when ``width`` is None)."""
     q = bundle.query(query_id)
     target = ""
     if q.preference_id:
-        target = f" {q.preference_id}"
+        if not q.id.startswith(q.preference_id):
+            target = f" →{q.preference_id}"
         try:
             if bundle.preference(q.preference_id).origin == "generalized":
-                target += "(gen)"
+                target += " (gen)"
         except (KeyError, LookupError):
             pass
-    head = f"[{q.kind}]{target} "
-    room = max(10, width - len(head))
+    head = f"[{KIND_LABELS.get(q.kind, q.kind)}] {q.id}{target} "
     text = " ".join(q.text.split())
+    if width is None:
+        return head + text
+    room = max(10, width - len(head))
     return head + (text if len(text) <= room else text[: room - 1] + "…")
+
+
+def user_label(user) -> str:
+    """``Maya Okafor (maya, sample)``; a user without a name by id: ``pe-travel-3 (prefeval)``."""
+    if user.name and user.name != user.id:
+        return f"{user.name} ({user.id}, {user.source})"
+    return f"{user.id} ({user.source})"
 
 
 class RunBar(Vertical):
@@ -100,14 +123,21 @@ class RunBar(Vertical):
     DEFAULT_CSS = """
     RunBar { height: auto; padding: 0 1; }
     RunBar Horizontal { height: 1; }
-    RunBar #rb-lower { height: auto; }
-    RunBar #rb-row2, RunBar #rb-row3 { width: auto; }
+    RunBar #rb-lower { height: auto; layout: vertical; }
+    RunBar #rb-row2, RunBar #rb-row3 { width: 1fr; height: 1; }
     RunBar Select { width: 20; margin-right: 1; }
-    RunBar #rb-user { width: 22; }
-    RunBar #rb-query { width: 1fr; min-width: 24; }
+    RunBar #rb-user { width: 30; }
+    RunBar #rb-query { width: 1fr; min-width: 24; margin-left: 1; }
+    /* Entries are one line (labels are cut to fit); the highlighted query shows its whole text. */
+    RunBar #rb-user > SelectOverlay, RunBar #rb-query > SelectOverlay {
+        min-width: 78; max-width: 100vw; constrain: inside inside;
+    }
+    RunBar #rb-user > SelectOverlay { min-width: 60; text-wrap: nowrap; text-overflow: ellipsis; }
+    RunBar SelectCurrent #label { text-wrap: nowrap; text-overflow: ellipsis; }
     RunBar #rb-method { width: 24; }
     RunBar #rb-judge { width: 22; }
     RunBar #rb-seed { width: 10; margin-right: 1; }
+    RunBar #rb-filler { width: 38; }
     RunBar #rb-force { width: auto; margin-right: 1; }
     RunBar Button { width: auto; min-width: 8; margin-left: 1; }
     """
@@ -127,13 +157,18 @@ class RunBar(Vertical):
         self._judges = judges
         self._default_judge = default_judge if default_judge in judges else (judges[0] if judges else "")
         self._from_code = False
+        self._bundle: UserBundle | None = None  # whose queries the query picker lists
+        self._expanded: int | None = None  # the query entry showing its whole text
+        #: (label, pool id or "" for the default) of the filler picker, for the command palette.
+        self.filler_labels: list[tuple[str, str]] = []
 
     def compose(self) -> ComposeResult:
+        # The query comes last so that on narrow screens it can take a row of its own (styles.tcss).
         with Horizontal(id="rb-row1"):
             yield Select([], prompt="user", id="rb-user", allow_blank=True, compact=True)
-            yield Select([], prompt="query", id="rb-query", allow_blank=True, compact=True)
             yield Button(self._models_label(), id="rb-models", compact=True, tooltip="Choose models (ctrl+o)")
             yield Button("▶ Run", id="rb-run", variant="success", compact=True, tooltip="Run (ctrl+r)")
+            yield Select([], prompt="query", id="rb-query", allow_blank=True, compact=True)
         with Horizontal(id="rb-lower"):
             with Horizontal(id="rb-row2"):
                 yield Select(
@@ -158,6 +193,7 @@ class RunBar(Vertical):
                     compact=True,
                     tooltip="Seed for filler placement (same seed, same history)",
                 )
+                yield Select([("filler: default", "")], value="", id="rb-filler", allow_blank=False, compact=True)
             with Horizontal(id="rb-row3"):
                 yield Select(
                     [(label, key) for key, label in self._methods],
@@ -190,6 +226,24 @@ class RunBar(Vertical):
 
     def on_mount(self) -> None:
         self.set_models(self.models)
+        overlay = self.query_one("#rb-query", Select).query_one("SelectOverlay", OptionList)
+        self.watch(overlay, "highlighted", self._show_whole_query, init=False)
+
+    def _show_whole_query(self, index: int | None) -> None:
+        """The highlighted entry of the query picker shows the query's whole text (others one line)."""
+        select = self.query_one("#rb-query", Select)
+        overlay = select.query_one("SelectOverlay", OptionList)
+        options = select._options  # (prompt, value) in overlay order, the blank entry first
+        if self._bundle is None:
+            return
+        if self._expanded is not None and self._expanded < len(options) and self._expanded != index:
+            overlay.replace_option_prompt_at_index(self._expanded, options[self._expanded][0])
+            self._expanded = None
+        if index is None or index >= len(options) or options[index][1] is Select.NULL:
+            return
+        whole = safe_text(query_label(self._bundle, str(options[index][1]), width=None))
+        overlay.replace_option_prompt_at_index(index, whole)
+        self._expanded = index
 
     @contextlib.contextmanager
     def setting_from_code(self) -> Iterator[None]:
@@ -222,6 +276,12 @@ class RunBar(Vertical):
 
         self.app.push_screen(ModelPicker(self.app.available_models(), self.models), chosen)
 
+    def pick_user(self) -> None:
+        """Open the user picker (the palette's "Switch user…")."""
+        select = self.query_one("#rb-user", Select)
+        select.focus()
+        select.action_show_overlay()
+
     @on(Select.Changed, "#rb-user")
     def _user_changed(self, event: Select.Changed) -> None:
         if event.value is not Select.NULL:
@@ -231,6 +291,7 @@ class RunBar(Vertical):
     @on(Select.Changed, "#rb-expression")
     @on(Select.Changed, "#rb-context")
     @on(Select.Changed, "#rb-method")
+    @on(Select.Changed, "#rb-filler")
     @on(Checkbox.Changed, "#rb-force")
     @on(Input.Changed, "#rb-seed")
     def _choice_changed(self) -> None:
@@ -245,6 +306,7 @@ class RunBar(Vertical):
             select.value = selected
 
     def set_queries(self, bundle: UserBundle, selected: str | None) -> None:
+        self._bundle, self._expanded = bundle, None
         select = self.query_one("#rb-query", Select)
         select.set_options([(safe_text(query_label(bundle, q.id)), q.id) for q in bundle.queries])
         if selected is not None:
@@ -254,6 +316,21 @@ class RunBar(Vertical):
         expr.set_options([(f"E{t} {EXPRESSION_TYPES.get(t, 'untyped')}", t) for t in types])
         if types:
             expr.value = types[-1]
+
+    def set_filler_pools(self, choices) -> None:
+        """Offer the stored filler pools (``storage.fillers.PoolChoices``); the first entry is the
+        user's default, named by its pools, so the prompt's provenance is visible before a run."""
+        select = self.query_one("#rb-filler", Select)
+        default = ", ".join(choices.default) or "none"
+        self.filler_labels = [(f"filler: {default} (default)", "")]
+        self.filler_labels += [(f"filler: {p.id} ({p.sessions} sessions)", p.id) for p in choices.pools]
+        with self.setting_from_code():
+            options = [(safe_text(label), value) for label, value in self.filler_labels]
+            select.set_options(options)
+            select.value = ""
+            # The value may not change ("" before and after), so the shown label is set here.
+            select.query_one("SelectCurrent").update(options[0][0])  # type: ignore[attr-defined]
+        select.tooltip = "Where filler sessions come from (the plan and exports name the pools used)"
 
     def set_value(self, widget_id: str, value) -> bool:
         """Set one choice (from the command palette or a re-opened run); False if not offered."""
@@ -286,6 +363,7 @@ class RunBar(Vertical):
         method_offered = self.set_value("rb-method", spec.method)
         self.set_value("rb-judge", spec.judges[0] if spec.judges else "")
         self.set_value("rb-force", spec.force)
+        self.set_value("rb-filler", spec.filler_pools[0] if spec.filler_pools and len(spec.filler_pools) == 1 else "")
         self.set_models([m.id for m in spec.models])
         return method_offered
 
@@ -305,4 +383,5 @@ class RunBar(Vertical):
             models=list(self.models),
             judge=val("#rb-judge") or None,
             force=self.query_one("#rb-force", Checkbox).value,
+            filler_pool=val("#rb-filler") or "",
         )

@@ -24,8 +24,9 @@ from core.run.spec import JudgeScored, ResponseFinished, ResponseStarted, RunEve
 from core.text.terminal_safe import terminal_safe
 from tui.bridge import EngineBridge, EngineEvent, TokensPending
 from tui.quiet_gc import quiet_gc
+from tui.safe_text import safe_text
 from tui.widgets.response_pane import ResponsePane
-from tui.widgets.worker_errors import notify_if_failed
+from tui.widgets.worker_errors import notify_if_failed, store_or_notify
 
 #: (model id, response id, judgment) as the Judges tab lists them
 JudgmentItem = tuple[str, str | None, Any]
@@ -107,6 +108,7 @@ class RunView(Vertical):
 
     def _set_handle(self, handle) -> None:
         self.handle = handle
+        self.screen.refresh_bindings()  # the cancel keys join the footer while it streams
 
     async def _build_panes(self, spec: RunSpec) -> None:
         await self.query_one("#panes", Horizontal).remove_children()
@@ -115,7 +117,8 @@ class RunView(Vertical):
         self.panes = [ResponsePane(i, m.id, is_demo=m.is_demo, id=f"pane-{i}") for i, m in enumerate(spec.models)]
         self._pane_by_response.clear()
         for i, pane in enumerate(self.panes):
-            await tabs.add_tab(Tab(pane.label, id=f"ptab-{i}"))
+            # Narrow screens: three model ids fit the tab strip (the pane's own title says "demo").
+            await tabs.add_tab(Tab(safe_text(pane.model_id), id=f"ptab-{i}"))
         await self.query_one("#panes", Horizontal).mount_all(self.panes)
         self.sync_visibility()
 
@@ -290,10 +293,20 @@ class RunView(Vertical):
         def chosen(scores) -> None:
             if not scores:
                 return
-            for scale, value in scores:
-                self.workbench.save_human_judgment(
-                    run_id, answer, kind=scale.kind, dimension=scale.dimension, score=value, scale=(scale.lo, scale.hi)
-                )
+
+            def save() -> None:
+                for scale, value in scores:
+                    self.workbench.save_human_judgment(
+                        run_id,
+                        answer,
+                        kind=scale.kind,
+                        dimension=scale.dimension,
+                        score=value,
+                        scale=(scale.lo, scale.hi),
+                    )
+
+            if not store_or_notify(self, save):
+                return
             self.reload_judgments()
             self.notify(
                 terminal_safe(f"stored {len(scores)} score(s) of yours for {pane.model_id}"), timeout=4, markup=False
@@ -317,20 +330,25 @@ class RunView(Vertical):
             if result is None:
                 return
             a, b, score = answered[result[0]], answered[result[1]], result[2]
-            self.workbench.save_human_judgment(
-                run_id,
-                a.response_id,
-                kind="pairwise",
-                dimension="win",
-                score=score,
-                scale=(0.0, 1.0),
-                extra={
-                    "model_a": a.model_id,
-                    "model_b": b.model_id,
-                    "response_a": a.response_id,
-                    "response_b": b.response_id,
-                },
+            stored = store_or_notify(
+                self,
+                lambda: self.workbench.save_human_judgment(
+                    run_id,
+                    a.response_id,
+                    kind="pairwise",
+                    dimension="win",
+                    score=score,
+                    scale=(0.0, 1.0),
+                    extra={
+                        "model_a": a.model_id,
+                        "model_b": b.model_id,
+                        "response_a": a.response_id,
+                        "response_b": b.response_id,
+                    },
+                ),
             )
+            if not stored:
+                return
             self.reload_judgments()
             verdict = {1.0: f"{a.model_id} better", 0.5: "a tie", 0.0: f"{b.model_id} better"}[score]
             self.notify(f"stored your pairwise choice: {verdict}", timeout=4)

@@ -25,6 +25,9 @@ from core.text.terminal_safe import terminal_safe
 
 #: Live text longer than this is frozen at its last paragraph break.
 FREEZE_CHARS = 600
+#: Live text without any paragraph break is frozen anyway past this: one endless paragraph would
+#: otherwise be re-rendered whole on every batch of tokens and stall the other panes.
+MAX_LIVE_CHARS = 16_000
 _FENCE = re.compile(r"^\s*(```|~~~)")
 
 
@@ -80,6 +83,8 @@ class StreamingMarkdown(ScrollView, can_focus=True):
     def append(self, text: str) -> None:
         self._live += text
         cut = split_point(self._live)
+        if not cut and len(self._live) > MAX_LIVE_CHARS:
+            cut = self._live.rfind("\n") + 1 or len(self._live)
         if cut:
             frozen, self._live = self._live[:cut], self._live[cut:]
             self._frozen.append(frozen)

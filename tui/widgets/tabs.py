@@ -1,4 +1,5 @@
-"""The analysis tabs under the panes: Prompt, Evidence, Attributes, Relevance, Judges, Runs.
+"""The analysis tabs under the panes: Prompt, Evidence, Attributes, Relevance, Judges, Runs
+(keys 1…6 on the main screen, in this order).
 
 A container that composes a ``TabbedContent`` (so the tab strip shows) with one widget per tab.
 Each tab renders what the screen hands it and handles its own keys; those that store the
@@ -57,6 +58,28 @@ class AnalysisTabs(Vertical):
 
     def show_tab(self, name: str) -> None:
         self.query_one(TabbedContent).active = f"tab-{name}"
+
+    def focus_tab(self, name: str) -> None:
+        """Show the tab and put the focus on its first control, so its keys work at once."""
+        self.show_tab(name)
+        # The pane is displayed (and so focusable) only after the switch is laid out.
+        self.call_after_refresh(self._focus_first, name)
+
+    def _focus_first(self, name: str, attempts: int = 5) -> None:
+        pane = self.query_one(f"#tab-{name}", TabPane)
+        focused = self.screen.focused
+        if focused is not None and pane in focused.ancestors:
+            return
+        if name == "runs":  # the grid, not its filter box: enter then opens the answer's run
+            self.runs.grid.focus()
+        else:
+            first = next((w for w in self.screen.focus_chain if pane in w.ancestors), None)
+            if first is not None:
+                first.focus()
+        # A busy app may lay the switch out a refresh later, and hiding the old tab's focused
+        # widget can move the focus to the tab strip after us: check again once things settle.
+        if attempts > 1:
+            self.call_after_refresh(self._focus_first, name, attempts - 1)
 
     @property
     def active(self) -> str:

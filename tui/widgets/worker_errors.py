@@ -6,6 +6,8 @@ events here: the job's description, the error and its type, for long enough to r
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from textual.widget import Widget
 from textual.worker import Worker, WorkerState
 
@@ -33,3 +35,24 @@ def flush_or_notify(node: Widget, workbench) -> None:
         workbench.flush()
     except WriterError as exc:
         node.notify(terminal_safe(f"not stored: {exc}"), severity="error", timeout=15, markup=False)
+
+
+def store_or_notify(node: Widget, save: Callable[[], object]) -> bool:
+    """Run a write the operator asked for (a label, a score, a verdict); True once stored. When it
+    cannot be stored (locked past the busy timeout, a full or read-only disk) say so and return
+    False: the app keeps running and what was stored before stays."""
+    import sqlite3
+
+    from storage.writer import WriterError
+
+    try:
+        save()
+        return True
+    except (WriterError, sqlite3.DatabaseError) as exc:
+        node.notify(
+            terminal_safe(f"not stored: {exc} (nothing of yours was changed; try again)"),
+            severity="error",
+            timeout=15,
+            markup=False,
+        )
+        return False

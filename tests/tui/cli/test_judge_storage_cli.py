@@ -117,7 +117,7 @@ def test_cli_judge_records_llm_judge_failures_with_raw_output(tmp_path, priya):
     result = CliRunner().invoke(
         main, ["--db", str(path), "judge", run_id, "--judge", "demo:generic", "--kind", "rubric"]
     )
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1 and "every judgment failed" in result.output, result.output  # yet stored
     js = load_run(open_db(path), run_id).judgments
     assert len(js) == 3
     assert all(not j.parse_ok and j.score is None and j.error and j.judge_model == "demo:generic" for j in js)
@@ -130,7 +130,7 @@ def test_cli_judge_rejects_unknown_judges_and_runs(tmp_path, priya):
     bad = CliRunner().invoke(main, ["--db", str(path), "judge", run_id, "--judge", "vibes"])
     assert bad.exit_code == 1 and "unknown judge" in bad.output
     missing = CliRunner().invoke(main, ["--db", str(path), "judge", "run-nope", "--judge", "choice"])
-    assert missing.exit_code == 1 and "no run" in missing.output
+    assert missing.exit_code == 1 and "run 'run-nope' not found" in missing.output
     ok = CliRunner().invoke(main, ["--db", str(path), "judge", run_id, "--judge", "choice"])
     assert ok.exit_code == 0, ok.output
     [j] = load_run(open_db(path), run_id).judgments

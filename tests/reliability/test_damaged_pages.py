@@ -1,0 +1,85 @@
+"""A database that passes the open checks (header, schema, stamp, migrations) but has damaged pages
+further in: the first query that reads one fails with "database disk image is malformed". Every
+command, and the TUI, then ends in one line naming the file and exit 1, never a traceback."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+
+import pytest
+from click.testing import CliRunner
+
+from tests.cli_runner import unpaced_demo_models  # noqa: F401
+from tests.conftest import REPO
+from tui.cli import main
+
+pytestmark = pytest.mark.usefixtures("unpaced_demo_models")
+
+MAYA = REPO / "sample_data" / "users" / "maya.json"
+#: Tables whose root pages are overwritten: the history, the answers and their scores.
+DAMAGED = ("turns", "responses", "judgments")
+
+
+def invoke(db, *args):
+    return CliRunner().invoke(main, ["--db", str(db), *args])
+
+
+@pytest.fixture
+def damaged(tmp_path):
+    path = tmp_path / "p.db"
+    return path, damaged_db(path)
+
+
+def damaged_db(path):
+    """A real database with a user and a run, then the first bytes of some tables' root pages
+    (their b-tree headers) overwritten: the open checks still pass."""
+    assert invoke(path, "import", str(MAYA)).exit_code == 0
+    ran = invoke(path, "run", "maya", "p1-open", "--plain", "--model", "demo:oracle")
+    assert "stored as run" in ran.output, ran.output
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    page = conn.execute("PRAGMA page_size").fetchone()[0]
+    roots = dict(conn.execute("SELECT name, rootpage FROM sqlite_master WHERE type = 'table'").fetchall())
+    run_id = conn.execute("SELECT id FROM runs").fetchone()[0]
+    conn.close()
+    with path.open("r+b") as fh:
+        for table in DAMAGED:
+            fh.seek((roots[table] - 1) * page)
+            fh.write(b"\x00" * 16)
+    assert invoke(path, "users").exit_code == 0, "the open checks must pass for this test to mean anything"
+    return run_id
+
+
+COMMANDS = [
+    ["show", "maya"],
+    ["export"],
+    ["report"],
+    ["judge", "RUN", "--judge", "demo:heuristic"],
+    ["run", "maya", "p1-open", "--plain", "--model", "demo:generic"],
+    ["batch", "--user", "maya", "--query", "p1-open", "--model", "demo:generic", "--name", "b", "-y"],
+]
+
+
+@pytest.mark.parametrize("args", COMMANDS, ids=lambda a: a[0])
+def test_a_damaged_page_met_mid_command_gives_one_line_naming_the_file(damaged, args):
+    path, run_id = damaged
+    result = invoke(path, *[run_id if a == "RUN" else a for a in args])
+    assert result.exit_code == 1, result.output
+    assert not isinstance(result.exception, sqlite3.Error) and "Traceback" not in result.output
+    assert str(path) in result.output and "is damaged" in result.output, result.output
+
+
+async def test_the_tui_stops_with_one_line_instead_of_a_traceback(damaged):
+    from tui.cli.errors import report_damage
+    from tui.cli.open_app import _build
+
+    path, _ = damaged
+    app = _build({"db": str(path)}, demo=True)  # opens on maya: her history is on a damaged page
+    # The app must stop by itself: run it headless until it exits (a hang fails the test).
+    await asyncio.wait_for(app.run_async(headless=True, size=(100, 30)), timeout=60)
+    assert app.damaged is not None
+    assert app.return_code == 1
+    with pytest.raises(SystemExit) as stopped:
+        report_damage(app, path)
+    assert stopped.value.code == 1
