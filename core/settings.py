@@ -53,6 +53,9 @@ class Settings(BaseModel):
     #: How long a write keeps retrying while another process holds the database's write lock;
     #: far longer than a lock is normally held. A write still refused then is reported, never dropped.
     write_deadline_s: float = Field(default=60.0, gt=0)
+    #: PrefEval's data folder (SFT/ and explicit_preference/) for the demo's real recorded answers
+    #: (f4); unset: ../shared/datasets/prefeval beside the working directory or the project.
+    prefeval_dir: Path | None = None
     #: Pace of the offline demo models.
     demo_tokens_per_s: float = 40.0
     models: list[str] = Field(default_factory=lambda: list(DEFAULT_DEMO_MODELS))
@@ -88,7 +91,8 @@ def env_values() -> dict:
         raw = os.environ.get(f"{ENV_PREFIX}{name.upper()}")
         if raw is None:
             continue
-        out[name] = raw if field.annotation in _SCALARS else _json(name, raw)
+        scalar = field.annotation in _SCALARS or field.annotation == (Path | None)
+        out[name] = raw if scalar else _json(name, raw)
     return out
 
 

@@ -64,6 +64,7 @@ async def shoot(
         for key in keys:  # as a user would type them, after the run
             await pilot.press(key)
             await pilot.pause(0.2)
+        await settle(app, pilot)
         await pilot.pause(0.3)
         svg = HERE / f"{name}.svg"
         app.save_screenshot(filename=svg.name, path=str(HERE))
@@ -87,6 +88,8 @@ async def main() -> None:
         await shoot(db, (80, 24), "narrow-runs-80x24", keys=("6",))
         # Two answers of the latest run side by side with a word diff.
         await shoot(db, (200, 50), "compare", keys=("6", "space", "down", "down", "space", "c"))
+        # f4: the answers Mixtral 8x7B really gave, recorded by PrefEval (needs ../shared/datasets/prefeval).
+        await shoot(db, (200, 50), "real-answers", keys=("f4",))
 
 
 if __name__ == "__main__":

@@ -71,6 +71,8 @@ WIDE_BASE = [
     "cache_hit",
     "parse_failures",
     "filler_pools",
+    # inter turns between the preference and the question (prefeval-turns, imported PrefEval results)
+    "turns",
 ]
 LONG_COLUMNS = [
     "run_id",
@@ -226,7 +228,8 @@ def _response_sql(f: RunFilter, args: list) -> str:
                p.id, p.model, p.provider, p.is_demo, p.params, p.status, p.error, p.input_tokens,
                p.output_tokens, p.cost_usd, p.ttft_ms, p.duration_ms, p.cache_hit, p.text,
                json_extract(r.plan, '$.filler_pools'),
-               {_PROMPT_TOKENS}, {_EVIDENCE_DISTANCE}, {_GOLD_RETRIEVED}, {_STEP_TOKENS}
+               {_PROMPT_TOKENS}, {_EVIDENCE_DISTANCE}, {_GOLD_RETRIEVED}, {_STEP_TOKENS},
+               json_extract(r.spec, '$.turns')
         FROM runs r
         JOIN responses p ON p.run_id = r.id AND p.is_final = 1
         LEFT JOIN queries q ON q.user_id = r.user_id AND q.id = r.query_id
@@ -289,6 +292,7 @@ def wide_rows(db: Database, f: RunFilter | None = None) -> tuple[list[str], Iter
                 bool(r[24]),
                 failures.get(rid, 0),
                 " ".join(json.loads(r[26])) if r[26] else "",  # the pools the context drew filler from
+                r[31],
                 *(mine.get(c) for c in score_cols),
                 r[25],
             ]

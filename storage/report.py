@@ -32,6 +32,8 @@ FACTORS: dict[str, str] = {
     "query_kind": "coalesce(q.kind, json_extract(r.plan, '$.answer_format'))",
     "expression_type": "r.expression_type",
     "context": "r.context",
+    #: Inter turns between the preference and the question (prefeval-turns runs, imported PrefEval results).
+    "turns": "json_extract(r.spec, '$.turns')",
     "method": "r.method",
     "seed": "r.seed",
     "batch": "r.label",
@@ -102,7 +104,7 @@ def load_judgments(
         LEFT JOIN responses p ON p.id = j.response_id
         LEFT JOIN queries q ON q.user_id = r.user_id AND q.id = r.query_id
         LEFT JOIN preferences pr ON pr.user_id = r.user_id AND pr.id = q.preference_id
-        WHERE j.kind = ?{dim_sql} AND {rw} AND {mw}
+        WHERE j.kind = ?{dim_sql} AND {rw} AND {mw} AND {LATEST_JUDGMENT}
         ORDER BY j.id"""
     return [
         JudgmentRow(
@@ -123,6 +125,14 @@ def load_judgments(
         )
         for row in db.execute(sql, args)
     ]
+
+
+#: A response re-judged by the same judge counts once, by its latest judgment (as in exports and the
+#: results grid); pairwise judgments are kept whole (one response may be in several pairs).
+LATEST_JUDGMENT = """(j.response_id IS NULL OR j.kind = 'pairwise' OR j.id = (
+    SELECT max(j2.id) FROM judgments j2
+    WHERE j2.response_id = j.response_id AND j2.kind = j.kind AND j2.dimension = j.dimension
+      AND j2.judge_model = j.judge_model))"""
 
 
 def _metric_factors(metric: str, by: Iterable[str]) -> tuple[str, str | None, str, list[str]]:
@@ -167,6 +177,14 @@ def cupid_generation_table(db: Database, by: Iterable[str] = ("model",), f: RunF
     factors = factor_names(by)
     rows = load_judgments(db, "checklist", "preference", factors, f, with_extra=True)
     return report.cupid_generation_table(rows, factors)
+
+
+def longmemeval_table(db: Database, by: Iterable[str] = ("model",), f: RunFilter | None = None) -> ReportTable:
+    """LongMemEval accuracy per question type, task-averaged, overall and abstention (LLM judges only)."""
+    from core.analysis.longmemeval_metrics import longmemeval_table as table
+
+    factors = factor_names(by)
+    return table(load_judgments(db, "longmemeval", "accuracy", factors, f, with_extra=True), factors)
 
 
 def pass_table(db: Database, by: Iterable[str] = ("model",), f: RunFilter | None = None) -> ReportTable:

@@ -100,6 +100,16 @@ def list_runs(db: Database, *, user_id: str | None = None, limit: int = 500) -> 
     return out
 
 
+def run_ids_labelled(db: Database, labels: list[str]) -> list[str]:
+    """Ids of the runs whose label matches any of ``labels`` (a batch name, ``imported:<file>``; a
+    ``*`` matches any text, as in ``imported:single_pref_remind/*``), oldest first."""
+    if not labels:
+        return []
+    where = " OR ".join("label GLOB ?" for _ in labels)
+    rows = db.execute(f"SELECT id FROM runs WHERE {where} ORDER BY created_at, id", labels).fetchall()
+    return [run_id for (run_id,) in rows]
+
+
 def load_run(db: Database, run_id: str) -> StoredRun:
     row = db.execute("SELECT id, created_at, status, spec, plan FROM runs WHERE id = ?", [run_id]).fetchone()
     if row is None:

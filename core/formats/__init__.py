@@ -19,6 +19,7 @@ from core.registry import Entry, Registry
 FORMATS: Registry[Entry] = Registry(
     [
         Entry("native", "core.formats.native", "prefscope's own bundle: one JSON file per user, or a filler pool"),
+        Entry("longmemeval", "core.formats.longmemeval", "LongMemEval questions, each with its dated haystack"),
         Entry("prefeval", "core.formats.prefeval", "PrefEval's benchmark_dataset folder, or one file from it"),
         Entry("cupid", "core.formats.cupid", "CUPID instances (JSON, JSON Lines or a folder)"),
         Entry("locomo", "core.formats.locomo", "LoCoMo long two-person conversations with QA"),

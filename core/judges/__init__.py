@@ -79,6 +79,11 @@ JUDGES: Registry[JudgeKind] = Registry(
             "PrefEval error type: the official four checks and labels (PrefEval @50795054).",
         ),
         JudgeKind(
+            "longmemeval",
+            "core.judges.longmemeval:LongMemEvalJudge",
+            "LongMemEval QA: the official yes/no prompt per question type, abstention apart (LongMemEval @9e0b455).",
+        ),
+        JudgeKind(
             "personalization",
             "core.judges.personalization:PersonalizationJudge",
             "Re-Centering: personalised vs generic response, 1–5 (Re-Centering paper §6).",

@@ -37,7 +37,9 @@ from core.text import lexical
 from core.text.words import content_stems, stem, tokens, words
 
 JUDGE_MODEL = "demo:heuristic"
-VERSION = "heuristic-lexical-v3"  # v3: words read in place (avoided / cited / recommended); n/a without a preference
+# v3: words read in place (avoided / cited / recommended); n/a without a preference.
+# v4: "A far more than B" puts B on the disfavoured side of a preference.
+VERSION = "heuristic-lexical-v4"
 SCALE = (1.0, 5.0)
 NOT_APPLICABLE = "not applicable: no target preference (the query names no preference to follow)"
 

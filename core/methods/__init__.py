@@ -118,6 +118,20 @@ _ENTRIES = [
         "LoCoMo code @9228632",
     ),
     _m(
+        "longmemeval",
+        "longmemeval:direct",
+        "LongMemEval",
+        "LongMemEval's reader prompt over the dated sessions (JSON), direct answer.",
+        "LongMemEval code @9e0b455",
+    ),
+    _m(
+        "longmemeval-cot",
+        "longmemeval:step_by_step",
+        "LongMemEval",
+        "LongMemEval's reader prompt, step by step (its default 'con' reading).",
+        "LongMemEval code @9e0b455",
+    ),
+    _m(
         "generic",
         "recentering:generic",
         "Re-Centering",

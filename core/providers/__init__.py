@@ -4,7 +4,8 @@ Importing this package is cheap: ``openai``, ``anthropic`` (~2.5 s) and ``litell
 imported only when a model of theirs is first used.
 
 Model ids: ``openai:<model>``, ``anthropic:<model>``, ``litellm:<litellm model string>``,
-``demo:<generic|retrieval|oracle|flaky|slow>``, ``replay:<model id or request hash>``, and
+``demo:<generic|retrieval|oracle|flaky|slow>``, ``replay:<model id or request hash>``,
+``imported:<model>`` (answers stored by ``import-results``, never called), and
 ``<endpoint>:<model>`` for each OpenAI-compatible server named in ``Settings.endpoints``.
 """
 
@@ -49,6 +50,7 @@ PROVIDERS: Registry[Entry] = Registry(
         Entry("litellm", "core.providers.litellm_provider:LiteLLMProvider", "anything litellm routes"),
         Entry("demo", "core.providers.demo:DemoProvider", "offline scripted models, always available"),
         Entry("replay", "core.providers.replay:ReplayProvider", "recorded responses, replayed with their pacing"),
+        Entry("imported", "core.providers.imported:ImportedProvider", "import-results answers (never called)"),
     ]
 )
 BUILTIN = tuple(PROVIDERS)

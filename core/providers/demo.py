@@ -3,16 +3,24 @@
 They read only the messages (plus optional *hints*), so each behaves like a recognisable kind of
 model on any prompt:
 
-- ``demo:generic``   ignores the history: a helpful, templated answer built from the question's
-  keywords; MCQ/TF answers are picked deterministically from a hash of the question.
+- ``demo:generic``   ignores the history: the query's hand-written generic reference answer (sample
+  data), else a helpful, templated answer built from the question's keywords; MCQ/TF answers are
+  picked deterministically from a hash of the question.
 - ``demo:retrieval`` finds the earlier user turn most similar to the question (TF-IDF over the
-  user's earlier messages, or ``User:`` lines inside a single prompt) and leans on it ("Since you
-  mentioned …"); MCQ → the option overlapping that turn most; TF → yes iff they overlap.
+  user's earlier messages, or ``User:`` lines inside a single prompt) and quotes it ("Since you
+  mentioned …") before the generic answer, recalling without applying; MCQ → the option overlapping
+  that turn most; TF → yes iff they overlap.
 - ``demo:oracle``    an upper bound, given the gold preference through ``hints``; MCQ/TF → the
   gold answer when ``hints`` has it, else the option closest to the preference; an open question
-  with a gold answer but no preference (LoCoMo QA) → that answer, verbatim.
+  → the query's hand-written ``follows`` reference answer (sample data), else a templated answer
+  leaning on the preference, or with a gold answer but no preference (LoCoMo QA) that answer.
+- ``demo:violator``  a lower bound, given the same gold: the ``violates`` reference answer, else a
+  templated answer recommending what the preference rules out; MCQ/TF → a wrong answer.
 - ``demo:flaky``     a generic answer that fails mid-stream (to show the error pane).
 - ``demo:slow``      a generic answer at one eighth of the pace, after a pause.
+
+Reference answers live in a query's ``meta.reference_answers`` (``follows`` / ``generic`` /
+``violates``) and are used only by a step whose last user message asks the query itself.
 
 Hints: the provider declares ``capabilities.accepts_hints``, so the engine passes the run's
 :class:`~core.providers.hints.Hints` (read once per run) as ``stream(spec, messages, hints=…)``.
@@ -36,6 +44,7 @@ from core.providers.base import Capabilities, ModelSpec
 from core.providers.events import Delta, Done, Error, StreamEvent, Usage
 from core.providers.hints import Hints
 from core.text import lexical
+from core.text.words import content_stems
 
 if TYPE_CHECKING:
     from core.ports import ResponseCache
@@ -44,31 +53,40 @@ if TYPE_CHECKING:
 DEFAULT_TOKENS_PER_S = 40.0  # slow enough to watch, and to cancel one with esc
 MODELS: dict[str, str] = {
     "generic": "ignores the history (no-personalisation baseline)",
-    "retrieval": "leans on the most similar earlier user turn",
+    "retrieval": "quotes the most similar earlier user turn, then answers generically",
     "oracle": "is given the gold preference (upper bound)",
+    "violator": "is given the gold preference and goes against it (lower bound)",
     "flaky": "fails mid-stream (error-pane demo)",
     "slow": "streams at 1/8 pace (cancellation demo)",
     "extractor": "scripted analyst for attribute extraction, verification and relevance",
 }
 
+# Keywords of a question are nouns or names (dt.keywords); _OPENERS and _BULLETS get them with
+# "the" before a common noun (_the).
 _OPENERS = [
     "Happy to help with {k0}. Here are a few ideas that work for most people:",
     "Good question about {k0}! A balanced set of options:",
-    "Here is a general overview of {k0} and {k1}:",
+    "Here is a general overview, covering {k0} and {k1}:",
     "There are several reasonable ways to approach {k0}:",
 ]
 _BULLETS = [
     "Consider a popular, well-reviewed choice for {k} that suits most tastes.",
     "Compare two or three options for {k} before committing.",
     "Start simple with {k}; you can refine it once you see what works.",
-    "Check practical details for {k}: cost, timing and availability.",
+    "Check the practical details of {k}: cost, timing and availability.",
 ]
+#: A preference's keyword may be any part of speech ("loose", "live"), so it is quoted as a word.
 _PERSONAL = [
-    "Lean towards {k} options; that fits what you have told me.",
-    "Skip anything that clashes with {k}.",
-    "Look for places or choices known for {k}.",
+    'Lean towards options that fit "{k}"; that matches what you have told me.',
+    'Favour choices that suit "{k}", since you prefer that.',
+    'Look for places or choices that match "{k}".',
 ]
-_AVOID = "Steer clear of {k}; you have said it does not work for you."
+_AVOID = 'Steer clear of anything you would call "{k}"; you have said it does not work for you.'
+#: demo:violator's fallback: puts forward what the preference rules out, with no reference to the user.
+_PUSH = [
+    "Make {k} the centre of the plan; it is the most popular choice.",
+    "Go for something built around {k}; most people find that works well.",
+]
 _CLOSERS = [
     "Let me know if you want more detail on any of these.",
     "Happy to narrow this down if you share more about what you need.",
@@ -122,15 +140,19 @@ class DemoProvider:
             return
         hints = hints or {}
         prompt = apply_hints(dt.read_prompt(messages), messages, hints)
-        if kind == "oracle" and not oracle_can_answer(prompt, hints):
+        if kind in ("oracle", "violator") and not oracle_can_answer(prompt, hints):
             yield Error(
-                "demo:oracle needs the query's gold preference or gold answer (engine hints); this query "
+                f"demo:{kind} needs the query's gold preference or gold answer (engine hints); this query "
                 "has neither — pick demo:generic or demo:retrieval",
                 kind="config",
                 before_first_byte=True,
             )
             return
-        text = (demo_analyst.reply(messages) if kind == "extractor" else None) or compose(kind, prompt, hints)
+        text = (
+            (demo_analyst.reply(messages) if kind == "extractor" else None)
+            or reference_answer(kind, prompt, messages, hints)
+            or compose(kind, prompt, hints)
+        )
         pace = self.tokens_per_s / 8 if kind == "slow" else self.tokens_per_s
         pieces = dt.tokenize_for_stream(text)
         fail_at = len(pieces) * 3 // 5 if kind == "flaky" else None
@@ -183,34 +205,73 @@ def _gold_text(hints: Hints) -> str | None:
     return text or None
 
 
+# ---- reference answers (hand-written, in the sample data) ----------------------------------------
+#: Which reference answer each model streams; the others compose from templates.
+_REFERENCE_OF = {
+    "oracle": "follows",
+    "violator": "violates",
+    "generic": "generic",
+    "flaky": "generic",
+    "slow": "generic",
+}
+
+
+def asks_the_query(messages: list[Message], hints: Hints) -> bool:
+    """This step's last user message asks the query itself (not a summary or critique step)."""
+    question = " ".join(str(hints.get("question") or "").split()).lower()
+    last = next((m.content for m in reversed(messages) if m.role == "user"), "")
+    return bool(question) and question[:120] in " ".join(last.split()).lower()
+
+
+def reference_answer(kind: str, prompt: dt.Prompt, messages: list[Message], hints: Hints) -> str | None:
+    refs = hints.get("reference_answers") or {}
+    if prompt.answer_format != "open" or not refs or not asks_the_query(messages, hints):
+        return None
+    if kind == "retrieval":
+        generic, turn = refs.get("generic"), _retrieved(prompt)
+        return None if generic is None else (generic if turn is None else f"{_retrieval_lead(turn)}\n\n{generic}")
+    role = _REFERENCE_OF.get(kind)
+    return refs.get(role) if role else None
+
+
 # ---- behaviours ---------------------------------------------------------------------------------
 def compose(kind: str, prompt: dt.Prompt, hints: Hints) -> str:
     if kind == "retrieval":
         return _retrieval(prompt)
     if kind == "oracle":
         return _oracle(prompt, hints)
+    if kind == "violator":
+        return _violator(prompt, hints)
     return _generic(prompt)
 
 
 def _open_answer(
-    prompt: dt.Prompt, lead: str | None, personal: list[str] | None = None, avoid: list[str] | None = None
+    prompt: dt.Prompt,
+    lead: str | None,
+    personal: list[str] | None = None,
+    avoid: list[str] | None = None,
+    templates: list[str] = _PERSONAL,
 ) -> str:
-    """A templated answer: generic bullets on the question's keywords, personal ones first (what to
-    avoid only when there is nothing to lean towards)."""
+    """A templated answer: generic bullets on the question's keywords, personal ones (from
+    ``templates``) first, what to avoid only when there is nothing to lean towards."""
     q = prompt.question
-    ks = dt.keywords(q, 3) or ["this"]
-    k0, k1 = ks[0], (ks[1] if len(ks) > 1 else ks[0])
+    ks = dt.keywords(q, 3) or ["question"]
+    k0, k1 = _the(ks[0]), _the(ks[1] if len(ks) > 1 else ks[0])
     lines = [lead, ""] if lead else []
     lines += [_pick(_OPENERS, q).format(k0=k0, k1=k1), ""]
     bullets = [
-        _PERSONAL[(dt.stable_int(q, "p") + i) % len(_PERSONAL)].format(k=k) for i, k in enumerate(personal or [])
+        templates[(dt.stable_int(q, "p") + i) % len(templates)].format(k=k) for i, k in enumerate(personal or [])
     ] or [_AVOID.format(k=k) for k in avoid or []]
     start = dt.stable_int(q, "b")
     for i, k in enumerate(ks[: max(1, 3 - len(bullets))]):
-        bullets.append(_BULLETS[(start + i) % len(_BULLETS)].format(k=k))
+        bullets.append(_BULLETS[(start + i) % len(_BULLETS)].format(k=_the(k)))
     lines += [f"{i + 1}. {b}" for i, b in enumerate(bullets)]
     lines += ["", _pick(_CLOSERS, q, "close")]
     return "\n".join(lines)
+
+
+def _the(keyword: str) -> str:
+    return keyword if keyword[:1].isupper() else f"the {keyword}"
 
 
 def _choice_text(prompt: dt.Prompt, letter: str, why: str) -> str:
@@ -247,11 +308,15 @@ def _snippet(text: str, n: int = 90) -> str:
     return text if len(text) <= n else text[: n - 1].rsplit(" ", 1)[0] + "…"
 
 
+def _retrieval_lead(turn: str) -> str:
+    return f'Since you mentioned "{_snippet(turn)}", I took that into account.'
+
+
 def _retrieval(prompt: dt.Prompt) -> str:
     turn = _retrieved(prompt)
     if turn is None:
         return _generic(prompt)
-    lead = f'Since you mentioned "{_snippet(turn)}", I took that into account.'
+    lead = _retrieval_lead(turn)
     if prompt.answer_format == "mcq" and prompt.options:
         letter = max(sorted(prompt.options), key=lambda k: dt.overlap(prompt.options[k], turn))
         return _choice_text(prompt, letter, lead)
@@ -294,3 +359,27 @@ def _oracle(prompt: dt.Prompt, hints: Hints) -> str:
     favoured, disfavoured = lexical.split_polarity(pref)
     body = _open_answer(prompt, lead, dt.keywords(pref, 1, among=favoured), dt.keywords(pref, 1, among=disfavoured))
     return body + f"\n\nEverything above is chosen to fit your preference: {pref}"
+
+
+def _violator(prompt: dt.Prompt, hints: Hints) -> str:
+    """The oracle's mirror image: what the preference rules out, or the wrong option."""
+    pref = str(hints.get("gold_preference") or "")
+    answer = hints.get("answer")
+    if prompt.answer_format == "mcq" and prompt.options:
+        letters = sorted(prompt.options)
+        gold = str(answer).strip().upper()[:1] if answer is not None else ""
+        wrong = [k for k in letters if k != gold] or letters
+        letter = min(wrong, key=lambda k: (dt.overlap(prompt.options[k], pref), k))
+        return _choice_text(prompt, letter, "This option is the most popular choice.")
+    if prompt.answer_format == "tf":
+        yes = _truthy(answer) if answer is not None else None
+        if yes is None:
+            statement = prompt.question + " " + " ".join(prompt.options.values())
+            yes = dt.overlap(statement, pref) >= 0.2
+        return _tf_text(prompt, not yes, "That is what most people would do.")
+    if not pref:
+        return _generic(prompt)
+    _, disfavoured = lexical.split_polarity(pref)
+    # A word the question itself uses ("updates") is no violation; the disliked thing is.
+    among = disfavoured - content_stems(prompt.question)
+    return _open_answer(prompt, None, dt.keywords(pref, 1, among=among), templates=_PUSH)

@@ -20,32 +20,55 @@ _OPTION = re.compile(r"^\s*\(?([A-H])[\).:]\s+(.+?)\s*$")
 _SPEAKER = re.compile(r"^\s*(user|human|me)\s*:\s*", re.I)
 _ASSISTANT = re.compile(r"^\s*(assistant|ai|bot|gpt)\s*:\s*", re.I)
 #: Words after these are usually the nouns a question is about ("the canteen", "for Rome").
-_NOUN_CUES = frozenset("a an the my our some any for about of with this these those your to in near at on".split())
+_NOUN_CUES = frozenset("a an the my our some any for about of with this these those your in near at on".split())
+#: Content words that are never what a question is about.
+_NOT_TOPICS = frozenset("another everyone someone anyone something anything everything long good best".split())
+#: Words after these are usually verbs ("want to batch-cook", "can you sketch"): never keywords.
+_VERB_CUES = frozenset(
+    "to i you we they can could should would will shall please don't let's i've i'm i'll i'd we're we've".split()
+)
 
 
 def keywords(text: str, n: int = 3, among: set[str] | None = None) -> list[str]:
-    """Up to ``n`` distinct words a question is most likely about, in order of appearance; with
-    ``among``, only words whose stem is in it (the favoured side of a preference).
+    """Up to ``n`` distinct nouns or names a question is most likely about, in order of appearance;
+    with ``among``, only words whose stem is in it (the favoured side of a preference). A name
+    keeps its capital ("Otley"); other words are lower-cased.
 
     No tagger offline, so a cheap guess at nouns: a word right after a determiner or preposition,
     a capitalised word inside a sentence (a place or a name) and a longer word score higher;
-    adverbs (-ly) and stop words are skipped.
+    adverbs (-ly), stop words, words in a verb's place ("to batch-cook", "you sketch"), an -ing
+    word without a determiner ("redoing") and a modifier before another content word ("basic" in
+    "basic Spanish": the last word of a run is the noun) are skipped.
     """
     scored: dict[str, tuple[int, int]] = {}
+    surface: dict[str, str] = {}
     previous = ""
-    for m in word_matches(text):
+    found = list(word_matches(text))
+    for i, m in enumerate(found):
+        nxt = found[i + 1] if i + 1 < len(found) else None
+        modifier = nxt is not None and not text[m.end() : nxt.start()].strip() and is_content(nxt.group(0).lower())
         raw = m.group(0)
         w = raw.lower()
-        cue, previous = previous in _NOUN_CUES, w
-        if not is_content(w) or not w[0].isalpha() or w.endswith("ly") or (among is not None and stem(w) not in among):
+        cue, verb_place, previous = previous in _NOUN_CUES, previous in _VERB_CUES, w
+        if (
+            verb_place
+            or modifier
+            or w in _NOT_TOPICS
+            or (w.endswith("ing") and not cue)
+            or not is_content(w)
+            or not w[0].isalpha()
+            or w.endswith("ly")
+            or (among is not None and stem(w) not in among)
+        ):
             continue
         before = text[max(0, m.start() - 2) : m.start()]
-        inside_sentence = m.start() > 0 and not any(c in before for c in ".?!\n")
-        score = 2 * cue + 2 * (raw[0].isupper() and inside_sentence) + (len(w) >= 6)
+        name = raw[0].isupper() and m.start() > 0 and not any(c in before for c in ".?!\n")
+        score = 2 * cue + 2 * name + (len(w) >= 6)
         if w not in scored or score > scored[w][0]:
             scored[w] = (score, scored.get(w, (0, m.start()))[1])
+            surface[w] = raw if name else w
     best = sorted(scored.items(), key=lambda kv: (-kv[1][0], kv[1][1]))[:n]
-    return [w for w, _ in sorted(best, key=lambda kv: kv[1][1])]
+    return [surface[w] for w, _ in sorted(best, key=lambda kv: kv[1][1])]
 
 
 def stable_int(*parts: str) -> int:

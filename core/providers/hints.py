@@ -20,9 +20,21 @@ class Hints(TypedDict, total=False):
     options: dict[str, str] | list[str]
     #: The gold letter for MCQ, or yes/no for true/false.
     answer: str | bool | None
+    #: The query as asked, so a demo model knows which step of a multi-step plan asks it.
+    question: str
+    #: Hand-written answers from the sample data (``follows`` / ``generic`` / ``violates``).
+    reference_answers: dict[str, str]
 
 
 def gold_hints(bundle: UserBundle, query_id: str) -> Hints:
     query = bundle.query(query_id)
     pref = bundle.preference(query.preference_id).text if query.preference_id else query.gold_preference
-    return Hints(gold_preference=pref, query_kind=query.kind, options=list(query.options), answer=query.answer)
+    refs = query.meta.get("reference_answers")
+    return Hints(
+        gold_preference=pref,
+        query_kind=query.kind,
+        options=list(query.options),
+        answer=query.answer,
+        question=query.text,
+        reference_answers={k: v for k, v in refs.items() if isinstance(v, str)} if isinstance(refs, dict) else {},
+    )

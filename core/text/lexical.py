@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 
 from core.text.words import NEGATORS, content_stems, is_content, stem, tokens, word_matches, words
 
-#: "A over B", "A rather than B", "A instead of B": B is the disfavoured side.
-CONTRAST = ("rather than", "instead of", "over", "not", "never", "except", "but not")
+#: "A over B", "A rather than B", "A instead of B", "A far more than B": B is the disfavoured side.
+CONTRAST = ("rather than", "instead of", "more than", "over", "not", "never", "except", "but not")
 REASON_CUTS = re.compile(r"\b(?:because|since|so that|as it|as they|which makes|which means)\b", re.I)
 #: Where a negative clause turns positive: "Dislikes X, and would rather Y" (not "rather than").
 TURN = re.compile(

@@ -130,7 +130,7 @@ def export(
     default="model",
     show_default=True,
     help="Comma-separated factors: model, provider, user, query, query_kind, expression_type, context, "
-    "method, seed, batch, instance_type, preference_origin, preference_type, topic, dimension.",
+    "turns, method, seed, batch, instance_type, preference_origin, preference_type, topic, dimension.",
 )
 @click.option(
     "--metric",
@@ -201,6 +201,7 @@ def report(
         bradley_terry_table,
         cupid_generation_table,
         default_metrics,
+        longmemeval_table,
         matching_table,
         pass_table,
         score_table,
@@ -221,6 +222,9 @@ def report(
             agreement = agreement_table(db, m, factors, f)
             if agreement.rows:  # only where human scores exist
                 tables.append(agreement)
+        lme = longmemeval_table(db, factors, f) if not summary else None
+        if lme is not None and lme.rows:  # only where longmemeval judgments exist
+            tables.append(lme)
         if cupid:
             cupid_factors = [b for b in cupid_by.split(",") if b.strip()]
             tables += [matching_table(db, cupid_factors, f), cupid_generation_table(db, cupid_factors, f)]

@@ -28,7 +28,13 @@ def _score(value: float | None) -> str:
 
 
 @click.command()
-@click.argument("run_id")
+@click.argument("run_ids", nargs=-1)
+@click.option(
+    "--label",
+    "labels",
+    multiple=True,
+    help="Also judge every run with this label: a batch name, or imported:<file>; * matches any text (repeatable).",
+)
 @click.option(
     "--judge",
     "judges",
@@ -42,18 +48,23 @@ def _score(value: float | None) -> str:
 )
 @click.option("--dry-run", is_flag=True, help="Print the judgments without storing them.")
 @click.pass_obj
-def judge(obj, run_id, judges, kind, dry_run):
-    """Re-judge the final answers of stored run RUN_ID (full id or unique prefix) without
-    regenerating them. Exits 1 when every judgment failed, 3 when some did."""
+def judge(obj, run_ids, labels, judges, kind, dry_run):
+    """Re-judge the final answers of the stored runs RUN_IDS (full ids or unique prefixes) and of
+    every run with a --label, without regenerating them. One run: every judgment is listed; several:
+    one line per run. Exits 1 when every judgment failed, 3 when some did."""
     from core.judges import JudgeSpecError
-    from core.judges.aggregate import source_of
-    from storage.analyses import save_judgments
+    from storage.runs import run_ids_labelled
     from tui.cli.run import check_models
 
     wb = open_workbench(obj, sample_data=False)
     settings = wb.settings
-    run_id = run_id_of(wb, run_id)
-    run = wb.load_run(run_id)
+    ids = [run_id_of(wb, r) for r in run_ids]
+    labelled = run_ids_labelled(wb.db, list(labels))
+    if labels and not labelled:
+        fail(f"no stored run has the label {', '.join(map(repr, labels))} (see `prefscope runs`)")
+    ids += [r for r in labelled if r not in ids]
+    if not ids:
+        fail("name a run (an id or unique prefix) or --label LABEL; `prefscope runs` lists them")
     names = [f"{kind}:{j}" if kind else j for j in judges] or ([settings.judge] if settings.judge else [])
     if not names:
         fail("no judge given: pass --judge demo:heuristic or --judge rubric:<provider>:<model>")
@@ -62,6 +73,24 @@ def judge(obj, run_id, judges, kind, dry_run):
     except JudgeSpecError as exc:
         fail(str(exc))
     check_models(settings, [s.id for j in chosen if (s := getattr(j, "spec", None)) is not None])
+    errors: list[str] = []
+    total = 0
+    for run_id in ids:
+        results = _judge_run(wb, run_id, chosen, dry_run, verbose=len(ids) == 1)
+        total += len(results)
+        errors += [safe_text(f"{run_id} {j.judge_model}: {j.error}").plain for _, j in results if not j.parse_ok]
+    if len(ids) > 1:
+        stored = "not stored (--dry-run)" if dry_run else "stored"
+        console.print(f"{total} judgments of {len(ids)} runs {stored}; {len(errors)} parse/call failures")
+    exit_for_failures("judgment", errors, total)
+
+
+def _judge_run(wb, run_id: str, chosen, dry_run: bool, *, verbose: bool) -> list:
+    """Judge one stored run's finished answers; the table (one run) or a line (several)."""
+    from core.judges.aggregate import source_of
+    from storage.analyses import save_judgments
+
+    run = wb.load_run(run_id)
     try:
         bundle = wb.user(run.spec.user_id)
         query = bundle.query(run.spec.query_id)
@@ -69,10 +98,18 @@ def judge(obj, run_id, judges, kind, dry_run):
         fail(f"cannot rebuild the case of run {run_id}: {str(exc).strip(chr(39))} (was the user re-imported?)")
     finals = [r for r in run.final_responses() if r.status == "ok"]
     if not finals:
-        fail(f"run {run_id} has no finished answer to judge")
+        if verbose:
+            fail(f"run {run_id} has no finished answer to judge")
+        console.print(safe_text(f"{run_id}: no finished answer to judge, skipped"))
+        return []
     results = asyncio.run(_judge_all(chosen, finals, bundle, query, run, wb.complete()))
     if not dry_run:
         save_judgments(wb.db, run_id, results)
+    failed = sum(1 for _, j in results if not j.parse_ok)
+    if not verbose:
+        scores = ", ".join(f"{j.dimension} {_score(j.score)}" for _, j in results if j.parse_ok)
+        console.print(safe_text(f"{run_id}: {_short(scores, 70) or '—'}" + (f" ({failed} failed)" if failed else "")))
+        return results
     table = Table("model", "judge", "kind", "dimension", "score", "ok", "rationale / error", title=f"run {run_id}")
     models = {r.id: r.model for r in finals}
     for response_id, j in results:
@@ -87,11 +124,9 @@ def judge(obj, run_id, judges, kind, dry_run):
             safe_text(_short(j.rationale if j.parse_ok else j.error)),
         )
     console.print(table)
-    failed = sum(1 for _, j in results if not j.parse_ok)
     stored = "not stored (--dry-run)" if dry_run else "stored"
     console.print(f"{len(results)} judgments {stored}; {failed} parse/call failures (kept with their raw output)")
-    errors = [safe_text(f"{j.judge_model}: {j.error}").plain for _, j in results if not j.parse_ok]
-    exit_for_failures("judgment", errors, len(results))
+    return results
 
 
 async def _judge_all(judges, finals, bundle, query, run, complete):

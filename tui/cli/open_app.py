@@ -26,6 +26,11 @@ def _build(obj: dict, *, demo: bool, user: str | None = None):
         initial_user=user or (DEMO_USER if demo else None),
     )
     app.startup_notes = list(workbench.startup_notes)
+    if demo:
+        from tui.real_answers import prefeval_dir
+
+        if prefeval_dir(workbench.settings.prefeval_dir) is not None:
+            app.startup_notes.append("f4: answers a real model gave (PrefEval's recorded Mixtral 8x7B answers)")
     exit_quietly_on_damage(app)
     return app
 

@@ -74,6 +74,7 @@ class MainScreen(Screen):
         _key("f3", "toggle_timeline", "Timeline", "Hide or show the timeline", show=False),
         _key("slash", "search", "Search", "Search the user's turns (full text)", show=False),
         _key("ctrl+s", "human_score", "Score", "Score the focused answer yourself (stored as human)", show=False),
+        _key("f4", "real_answers", "Real answers", "Answers a real model gave (PrefEval's Mixtral 8x7B)", show=False),
         *TAB_KEYS,
     ]
 
@@ -324,6 +325,42 @@ class MainScreen(Screen):
 
         if self.bundle is not None:
             self.app.push_screen(SearchScreen(self.workbench, self.bundle))
+
+    def action_real_answers(self) -> None:
+        self.run_worker(self._real_answers(), group="real-answers", exclusive=True, exit_on_error=False)
+
+    async def _real_answers(self) -> None:
+        """Import PrefEval's recorded Mixtral answers once, then show one user's at every depth."""
+        import asyncio
+
+        from tui.real_answers import load_real_answers, missing_message, prefeval_dir
+
+        configured = self.workbench.settings.prefeval_dir
+        root = prefeval_dir(configured)
+        if root is None:
+            self.notify(missing_message(configured), severity="warning", timeout=12, markup=False)
+            return
+        self.notify("Reading PrefEval's recorded answers …", timeout=3)
+
+        def load():
+            with self.workbench.connection() as db:
+                return load_real_answers(db, root)
+
+        real = await asyncio.to_thread(load)
+        bar = self.query_one(RunBar)
+        bar.set_users([(user_label(u), u.id) for u in self.workbench.users()], real.user_id)
+        self.tabs.runs.refresh_runs()
+        self.tabs.runs.query_one("#runs-filter").value = f"user:{real.user_id}"
+        self.show_tab("runs")
+        self.notify(
+            terminal_safe(
+                f"{real.runs} answers Mixtral 8x7B really gave {real.user_id} (PrefEval, reminder method, "
+                f"0–68 inter turns; recorded, not generated here — CC BY-NC 4.0). space marks, c compares; "
+                "ctrl+r runs the demo models on the same question."
+            ),
+            timeout=15,
+            markup=False,
+        )
 
     def show_tab(self, name: str) -> None:
         """Show an analysis tab with the focus on its first control (narrow: the tabs replace the answers)."""

@@ -40,6 +40,10 @@ MARK_KEY = "mark"
 MAX_COMPARE = 4
 
 
+#: A batch label longer than this (``imported:<long path>``) shows its end; filters and sorts use it whole.
+BATCH_CHARS = 28
+
+
 class ResultsGrid(DataTable):
     @dataclass
     class Chosen(Message):
@@ -152,12 +156,14 @@ class ResultsGrid(DataTable):
     def _cell(self, column: Column, value) -> Text:
         """Data cells as Text (a str cell would be parsed as markup), one object per distinct
         value: thousands of rows repeat a few models, users and scores, and nothing mutates them."""
-        kind = "score" if column.score is not None else "status" if column.key == "status" else ""
+        kind = "score" if column.score is not None else column.key if column.key in ("status", "batch") else ""
         key = (kind, value)
         cell = self._texts.get(key)
         if cell is None:
             if kind == "score":
                 cell = Text(score_text(value), justify="right")
+            elif kind == "batch" and len(value) > BATCH_CHARS:  # imported:<path>: its end tells them apart
+                cell = safe_text("…" + value[-(BATCH_CHARS - 1) :])
             else:
                 cell = safe_text(value, STATUS_STYLE.get(value, "") if kind == "status" else "")
             self._texts[key] = cell

@@ -76,7 +76,7 @@ def test_undetectable_input_says_how_to_proceed(tmp_path):
         detect_format(path)
     assert (
         str(info.value)
-        == "notes.json: cannot tell the format; pass --format (native, prefeval, cupid, locomo, chatlog)"
+        == "notes.json: cannot tell the format; pass --format (native, longmemeval, prefeval, cupid, locomo, chatlog)"
     )
 
 

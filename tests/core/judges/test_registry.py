@@ -44,9 +44,10 @@ def test_the_registry_is_the_one_list_of_judges():
         "checklist",
         "matching",
         "taxonomy",
+        "longmemeval",
         "personalization",
     ]
-    assert LLM_KINDS == ("rubric", "checklist", "matching", "taxonomy", "personalization", "pairwise")
+    assert LLM_KINDS == ("rubric", "checklist", "matching", "taxonomy", "longmemeval", "personalization", "pairwise")
     for name, entry in JUDGES.items():
         assert entry.description and callable(entry.load()), name
     with pytest.raises(JudgeSpecError, match="two responses"):

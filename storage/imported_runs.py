@@ -1,0 +1,232 @@
+"""Answers produced elsewhere, stored as runs: one run (one final response) per imported answer.
+
+An imported run is an ordinary run (``runs`` + ``prompts`` + ``responses`` rows) so it opens,
+judges, compares, exports and reports like any other. What marks it:
+
+* its model is ``imported:<source model>``, so ``responses.provider`` is ``imported`` wherever
+  models are shown (runs list, results grid, export, report); ``is_demo`` 0, no cost, no tokens;
+* its RunSpec says how the answer was produced (method, context, inter turns) and its label is
+  ``imported:<file>``; the plan's one step holds the messages when the source gave them, and its
+  notes say what is known (source file, record, what the prompt was);
+* its id is ``run-imported-<12 hex>``, a hash of the file's sha256, the record index and how
+  the answer was produced (model, method, context, turns): importing the same file again finds
+  every id stored and adds nothing.
+
+:func:`save_imported` resolves every answer first (stored ids, text match, or the answer's own
+fallback user) and raises :class:`ImportedAnswerError` naming file, record and field before
+writing; then writes everything in ONE transaction.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+from dataclasses import dataclass, field
+
+from sqlite_utils import Database
+
+from core.formats.errors import FormatError
+from core.plan import Message, PromptPlan, PromptStep
+from core.providers.base import ModelSpec
+from core.results.model import ImportedAnswer, ResultsImport
+from core.run.spec import RunSpec
+from storage.transactions import transaction
+from storage.users import ImportSummary, _insert_bundle
+
+PROVIDER = "imported"
+STEP = "imported"
+
+
+class ImportedAnswerError(FormatError):
+    """An answer that cannot be linked to a stored user and query; nothing was stored."""
+
+
+@dataclass
+class ImportedRunsSummary:
+    format: str
+    runs_added: list[str] = field(default_factory=list)
+    #: Answers whose run was already stored (same file, same record): not written again.
+    runs_existing: int = 0
+    #: Answers linked to a stored user by their texts (PrefEval) or ids (generic).
+    matched: int = 0
+    #: Answers stored on a user of their own (no stored user matched).
+    unmatched: int = 0
+    users_added: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def imported_run_id(answer: ImportedAnswer) -> str:
+    # The file's bytes and the record, plus what its path says (PrefEval: model, method and turns
+    # live in the file and folder names), so identical files under two names stay two runs.
+    a = answer
+    key = f"{a.format}:{a.source_sha256}:{a.record}:{a.model}:{a.method}:{a.context}:{a.turns}"
+    return f"run-imported-{hashlib.sha256(key.encode()).hexdigest()[:12]}"
+
+
+def model_id(answer: ImportedAnswer) -> str:
+    return f"{PROVIDER}:{answer.model}"
+
+
+def save_imported(db: Database, result: ResultsImport) -> ImportedRunsSummary:
+    """Link every answer to a user and query, then store the new runs in one transaction."""
+    summary = ImportedRunsSummary(format=result.format, notes=list(result.notes))
+    by_text = _texts_index(db)
+    stored = {r[0] for r in db.execute("SELECT id FROM runs WHERE id LIKE 'run-imported-%'")}
+    fallbacks: dict = {}
+    todo: list[tuple[str, ImportedAnswer, str, str]] = []
+    seen: set[str] = set()
+    for a in result.answers:
+        run_id = imported_run_id(a)
+        if run_id in stored or run_id in seen:
+            summary.runs_existing += 1
+            continue
+        seen.add(run_id)
+        user_id, query_id = _link(db, a, by_text)
+        if user_id is None:
+            assert a.fallback is not None and a.fallback_query_id is not None
+            user_id, query_id = a.fallback.user.id, a.fallback_query_id
+            fallbacks.setdefault(user_id, a.fallback)
+            summary.unmatched += 1
+        else:
+            summary.matched += 1
+        assert query_id is not None
+        todo.append((run_id, a, user_id, query_id))
+    now = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+    new_users = [u for u in fallbacks if not _exists(db, "SELECT 1 FROM users WHERE id = ?", [u])]
+    with transaction(db):
+        for uid in new_users:
+            _insert_bundle(db, fallbacks[uid], f"{result.format}-results", now, ImportSummary(format=result.format))
+        for run_id, a, user_id, query_id in todo:
+            _insert_run(db, run_id, a, user_id, query_id, now)
+    summary.users_added = new_users
+    summary.runs_added = [t[0] for t in todo]
+    return summary
+
+
+def _texts_index(db: Database) -> dict[tuple[str, str], list[tuple[str, str]]]:
+    """(preference text, open question) -> stored (user, query) pairs, for PrefEval matching."""
+    out: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for uid, qid, pref, question in db.execute(
+        "SELECT q.user_id, q.id, pr.text, q.text FROM queries q "
+        "JOIN preferences pr ON pr.user_id = q.user_id AND pr.id = q.preference_id "
+        "WHERE q.kind = 'open' ORDER BY q.user_id, q.position"
+    ):
+        out.setdefault((pref, question), []).append((uid, qid))
+    return out
+
+
+def _link(db: Database, a: ImportedAnswer, by_text: dict) -> tuple[str | None, str | None]:
+    if a.user_id is not None or a.query_id is not None:
+        if not _exists(db, "SELECT 1 FROM users WHERE id = ?", [a.user_id]):
+            raise _error(a, "user", f"no stored user {a.user_id!r} (import the users first; see `prefscope users`)")
+        if not _exists(db, "SELECT 1 FROM queries WHERE user_id = ? AND id = ?", [a.user_id, a.query_id]):
+            raise _error(a, "query", f"user {a.user_id!r} has no query {a.query_id!r} (see `prefscope show`)")
+        return a.user_id, a.query_id
+    if a.match is not None:
+        found = by_text.get((a.match.get("preference", ""), a.match.get("question", "")), [])
+        if found:
+            # Repeated texts: prefer the stored user of the same record index (PrefEval's own ids).
+            same = [f for f in found if f[0].endswith(f"-{a.record:03d}")]
+            return (same or found)[0]
+    if a.fallback is None:
+        raise _error(a, "match", "no stored user has this preference and question, and the format gives no fallback")
+    return None, None
+
+
+def _error(a: ImportedAnswer, path: str, message: str) -> ImportedAnswerError:
+    return ImportedAnswerError(a.source_file, f"{message}; nothing was stored", record=a.record_label, path=path)
+
+
+def _exists(db: Database, sql: str, args: list) -> bool:
+    return db.execute(sql, args).fetchone() is not None
+
+
+def imported_plan(a: ImportedAnswer) -> PromptPlan:
+    messages = a.messages or [Message(role="user", content=a.query_text or "(question not given by the source)")]
+    purpose = "the messages the source gave" if a.messages else "the question only: the source has no messages"
+    return PromptPlan(
+        method=a.method,
+        steps=[PromptStep(name=STEP, messages=messages, purpose=f"recorded answer ({purpose})")],
+        notes=list(a.prompt_notes),
+    )
+
+
+def imported_spec(a: ImportedAnswer, user_id: str, query_id: str) -> RunSpec:
+    return RunSpec(
+        user_id=user_id,
+        query_id=query_id,
+        expression_type=a.expression_type,
+        context=a.context,
+        turns=a.turns,
+        method=a.method,
+        method_options=a.method_options,
+        models=[ModelSpec(id=model_id(a))],
+        label=f"{PROVIDER}:{a.source_file}",
+    )
+
+
+def _insert_run(db: Database, run_id: str, a: ImportedAnswer, user_id: str, query_id: str, now: str) -> None:
+    spec = imported_spec(a, user_id, query_id)
+    plan = imported_plan(a)
+    source = {
+        "format": a.format,
+        "file": a.source_file,
+        "sha256": a.source_sha256,
+        "record": a.record,
+        "meta": a.meta,
+    }
+    plan_meta = {**plan.model_dump(mode="json", exclude={"steps"}), "imported": source}
+    db.table("runs").insert(
+        {
+            "id": run_id,
+            "created_at": now,
+            "finished_at": now,
+            "user_id": user_id,
+            "query_id": query_id,
+            "expression_type": spec.expression_type,
+            "context": spec.context,
+            "seed": spec.seed,
+            "method": spec.method,
+            "label": spec.label,
+            "spec": spec.model_dump_json(),
+            "plan": json.dumps(plan_meta, ensure_ascii=False),
+            "status": "ok",
+            "pid": None,
+        }
+    )
+    step = plan.steps[0]
+    messages = json.dumps([m.model_dump() for m in step.messages], ensure_ascii=False)
+    sha = hashlib.sha256(messages.encode()).hexdigest()
+    db.table("prompts").insert(
+        {
+            "run_id": run_id,
+            "step_index": 0,
+            "step": step.name,
+            "purpose": step.purpose,
+            "messages": messages,
+            "tokens": step.tokens,
+            "sha256": sha,
+        }
+    )
+    model = spec.models[0]
+    db.table("responses").insert(
+        {
+            "id": run_id.replace("run-", "resp-", 1),
+            "run_id": run_id,
+            "slot": 0,
+            "model": model.id,
+            "provider": PROVIDER,
+            "is_demo": 0,
+            "params": model.params.model_dump_json(),
+            "base_url": None,
+            "step": step.name,
+            "is_final": 1,
+            "request_hash": sha,
+            "text": a.answer,
+            "status": "ok",
+            "cache_hit": 0,
+            "started_at": now,
+            "updated_at": now,
+        }
+    )
