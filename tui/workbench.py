@@ -244,7 +244,7 @@ class Workbench:
         if self._recorder is None:
             from storage.recorder import RunRecorder
 
-            self._recorder = RunRecorder(self.db_path)
+            self._recorder = RunRecorder(self.db_path, write_deadline_s=self.settings.write_deadline_s)
         return self._recorder
 
     def engine(self, emit: Callable[[RunEvent], None], judges=(), *, options: EngineOptions | None = None) -> Engine:

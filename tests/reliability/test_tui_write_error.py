@@ -32,7 +32,7 @@ async def test_a_label_refused_by_a_locked_database_is_shown_not_a_crash(tmp_pat
 
     from tests.tui.conftest import run_and_wait
 
-    wb = workbench(tmp_path / "p.db")
+    wb = workbench(tmp_path / "p.db", write_deadline_s=1)  # the recorder's pending writes give up quickly too
     app = app_for(wb, ["demo:generic", "demo:oracle"])
     async with app.run_test(size=(160, 48)) as pilot:
         await run_and_wait(pilot, app)

@@ -123,8 +123,7 @@ def open_batch(
     if not grid.name:
         cells = [Cell(c.key, c.spec.model_copy(update={"label": name})) for c in cells]
     progress = Progress()
-    recorder = workbench.recorder()
-    recorder.writer.deadline_s = workbench.settings.write_deadline_s
+    recorder = workbench.recorder()  # its writer keeps retrying for settings.write_deadline_s
     try:
         check_writable(recorder.writer, workbench.db_path)
     except NotWritable as exc:
