@@ -16,7 +16,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-Role = Literal["user", "assistant"]
+#: ``system`` turns are rare in histories: PersonaMem's contexts carry the persona (and topic
+#: switches) as system messages, which its own prompt sends verbatim.
+Role = Literal["user", "assistant", "system"]
 SessionKind = Literal["life_event", "preference", "filler", "task"]
 PreferenceType = Literal["relative", "negative", "exclusive", "positive"]
 QueryKind = Literal["open", "mcq", "tf"]
@@ -30,6 +32,14 @@ EXPRESSION_TYPES: dict[int, str] = {
     4: "Experience Feedback",
 }
 MCQ_LETTERS = "ABCDEFGH"
+
+#: ``Query.meta`` keys every layer reads (kept here, the lowest floor, so formats and history agree).
+#: The id of the last session this query's history may show: the question was asked right after it
+#: (PersonaMem cuts its shared context at the question's end index). Later sessions never reach a prompt.
+HISTORY_END = "history_end"
+#: How far the gold reference sits from the question when a dataset gives only distances, not turn
+#: labels (PersonaMem): ``{"tokens", "blocks", "proportion", "source"}``.
+EVIDENCE_DEPTH = "evidence_depth"
 
 
 class _Strict(BaseModel):

@@ -22,6 +22,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import re
 from dataclasses import dataclass, field
 
 from sqlite_utils import Database
@@ -123,6 +124,8 @@ def _link(db: Database, a: ImportedAnswer, by_text: dict) -> tuple[str | None, s
         if not _exists(db, "SELECT 1 FROM queries WHERE user_id = ? AND id = ?", [a.user_id, a.query_id]):
             raise _error(a, "query", f"user {a.user_id!r} has no query {a.query_id!r} (see `prefscope show`)")
         return a.user_id, a.query_id
+    if a.match_meta is not None:
+        return _by_meta(db, a)
     if a.match is not None:
         found = by_text.get((a.match.get("preference", ""), a.match.get("question", "")), [])
         if found:
@@ -132,6 +135,30 @@ def _link(db: Database, a: ImportedAnswer, by_text: dict) -> tuple[str | None, s
     if a.fallback is None:
         raise _error(a, "match", "no stored user has this preference and question, and the format gives no fallback")
     return None, None
+
+
+_META_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def _by_meta(db: Database, a: ImportedAnswer) -> tuple[str, str]:
+    """The one stored query whose meta holds every value of ``a.match_meta`` (PersonaMem ids)."""
+    assert a.match_meta is not None
+    keys = [k for k in a.match_meta if _META_KEY.match(k)]
+    if len(keys) != len(a.match_meta):
+        raise _error(a, "match", f"not a meta key: {sorted(set(a.match_meta) - set(keys))}")
+    where = " AND ".join(f"CAST(json_extract(meta, '$.{k}') AS TEXT) = ?" for k in keys)
+    found = db.execute(
+        f"SELECT user_id, id FROM queries WHERE {where} ORDER BY user_id", [a.match_meta[k] for k in keys]
+    ).fetchall()
+    said = ", ".join(f"{k} {v!r}" for k, v in a.match_meta.items())
+    if not found:
+        raise _error(a, "match", f"no stored question has {said} (import the {a.format} dataset first)")
+    if len(found) > 1:
+        users = ", ".join(u for u, _ in found[:4])
+        raise _error(
+            a, "match", f"{len(found)} stored questions have {said} (users {users}): name the size in the file name"
+        )
+    return found[0][0], found[0][1]
 
 
 def _error(a: ImportedAnswer, path: str, message: str) -> ImportedAnswerError:
@@ -147,6 +174,7 @@ def imported_plan(a: ImportedAnswer) -> PromptPlan:
     purpose = "the messages the source gave" if a.messages else "the question only: the source has no messages"
     return PromptPlan(
         method=a.method,
+        answer_format=a.answer_format or "open",
         steps=[PromptStep(name=STEP, messages=messages, purpose=f"recorded answer ({purpose})")],
         notes=list(a.prompt_notes),
     )

@@ -21,7 +21,18 @@ from sqlite_utils import Database
 
 from core.analysis import report, score_columns
 from core.analysis.report import JudgmentRow, ReportTable, ResponseRow
+from core.formats.locomo import CATEGORY_NAMES
 from storage.export import RunFilter, model_where, run_where
+
+
+def _locomo_category_sql() -> str:
+    """A LoCoMo query's category as number and (inferred) name, ``4 single-hop``; the raw
+    ``meta.category`` for queries of other sources."""
+    raw = "json_extract(q.meta, '$.category')"
+    names = " ".join(f"WHEN {n} THEN '{n} {name}'" for n, name in CATEGORY_NAMES.items())
+    locomo = "r.user_id IN (SELECT id FROM users WHERE source = 'locomo')"
+    return f"CASE WHEN {locomo} THEN CASE {raw} {names} ELSE {raw} END ELSE {raw} END"
+
 
 #: factor name -> SQL expression (runs r, responses p, queries q, preferences pr, judgments j).
 FACTORS: dict[str, str] = {
@@ -41,7 +52,11 @@ FACTORS: dict[str, str] = {
     "preference_origin": "pr.origin",
     "preference_type": "pr.type",
     "topic": "pr.topic",
+    #: The dataset's own question type (PersonaMem: recall_user_shared_facts, suggest_new_ideas …).
+    "question_type": "json_extract(q.meta, '$.question_type')",
     "dimension": "j.dimension",
+    #: LoCoMo's question category (``Query.meta["category"]``), shown as ``4 single-hop``.
+    "category": _locomo_category_sql(),
 }
 ALIASES = {"expression": "expression_type", "kind": "query_kind", "label": "batch", "origin": "preference_origin"}
 #: Metric shorthands: name -> (judgment kind, dimension).
@@ -185,6 +200,14 @@ def longmemeval_table(db: Database, by: Iterable[str] = ("model",), f: RunFilter
 
     factors = factor_names(by)
     return table(load_judgments(db, "longmemeval", "accuracy", factors, f, with_extra=True), factors)
+
+
+def locomo_table(db: Database, by: Iterable[str] = ("model",), f: RunFilter | None = None) -> ReportTable:
+    """LoCoMo F1 per category (print order 4, 1, 2, 3, 5) and overall, from ``metric:locomo`` judgments."""
+    from core.analysis.locomo_metrics import locomo_table as table
+
+    factors = factor_names(by)
+    return table(load_judgments(db, "locomo", "f1", factors, f, with_extra=True), factors)
 
 
 def pass_table(db: Database, by: Iterable[str] = ("model",), f: RunFilter | None = None) -> ReportTable:

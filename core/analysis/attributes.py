@@ -46,7 +46,7 @@ VERDICTS = {
     "uncertain": ("unsure", "unclear", "maybe"),
     "reject": ("rejected", "unsupported", "no"),
 }
-ROLE = {"user": "User", "assistant": "Assistant"}
+ROLE = {"user": "User", "assistant": "Assistant", "system": "System"}
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,11 @@ FORMATS: Registry[Entry] = Registry(
         Entry("prefeval", "core.formats.prefeval", "PrefEval's benchmark_dataset folder, or one file from it"),
         Entry("cupid", "core.formats.cupid", "CUPID instances (JSON, JSON Lines or a folder)"),
         Entry("locomo", "core.formats.locomo", "LoCoMo long two-person conversations with QA"),
+        Entry(
+            "personamem",
+            "core.formats.personamem",
+            "PersonaMem questions_<size>.csv with its shared_contexts_<size>.jsonl (or a folder of them)",
+        ),
         Entry("chatlog", "core.formats.chatlog", "OpenAI-style messages or ShareGPT chat logs (JSON / JSON Lines)"),
     ]
 )

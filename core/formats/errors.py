@@ -1,7 +1,7 @@
 """The one error every importer raises, and its translation from pydantic's errors.
 
 Messages name the file, the record and the field path, then what was expected, e.g.
-``alex.json: sessions[3].turns[1].role: expected 'user' or 'assistant', got 'usr'``.
+``alex.json: sessions[3].turns[1].role: expected 'user', 'assistant' or 'system', got 'usr'``.
 """
 
 from __future__ import annotations

@@ -1,11 +1,30 @@
 """LoCoMo (Maharana et al., 2024): very long two-person conversations with QA over them.
 
-Input: the released ``locomo10.json`` (a list of samples) or one sample object::
+Input, in either of the two layouts LoCoMo has shipped (a file, or a folder of such files):
+
+* nested (the released ``locomo10.json``: a list of samples, or one sample object)::
 
     {"sample_id", "conversation": {"speaker_a", "speaker_b", "session_<N>_date_time",
                                    "session_<N>": [{"speaker", "dia_id", "text", "img_url"?, "blip_caption"?}]},
      "qa": [{"question", "answer" | "adversarial_answer", "evidence": ["D1:3"], "category"}],
      "event_summary", "observation", "session_summary"}
+
+* flat (one object per conversation, as in the ``data/locomo10.zip`` the official evaluation code
+  reads): the ``conversation`` keys (``speaker_a``, ``speaker_b``, ``session_<N>``,
+  ``session_<N>_date_time``) sit at the top level next to ``qa`` and the summaries, and
+  ``sample_id`` may be absent. Then the sample id is the file name without ``.json``
+  (``conv-30.json`` -> ``conv-30``, user ``locomo-conv-30``; a list of such objects falls back to
+  the record number, as a nested sample without ``sample_id`` does). A flat record is any object
+  without ``conversation`` that has ``speaker_a`` or a ``session_<N>`` key; field paths in errors
+  are then top-level (``sample.json: session_2[1].speaker``).
+
+The same conversation gives the same UserBundle in both layouts (same id, sessions, queries,
+attributes), with one deliberate exception: ``Session.meta["images"]`` keeps each turn's extra
+fields verbatim, so an image is under ``img_url`` in one layout and ``img_file`` in the other.
+Turn text: ``text``, else ``clean_text``, else ``compressed_text`` (``text`` is what the release
+has; ``clean_text`` is the full turn, ``compressed_text`` a shortened rewrite, so the full turn wins
+and a flat file imports to the released text). LoCoMo's own code reads ``compressed_text`` first
+(PROTOCOL.md §1); the alternatives that are not used are not kept.
 
 Mapping (our choices, written down because LoCoMo is two people, not a user and an assistant):
 
@@ -25,6 +44,10 @@ Mapping (our choices, written down because LoCoMo is two people, not a user and 
   in ``Query.meta["evidence_raw"]``. Normalised, malformed and unknown ids are each listed in the
   import notes (nothing is dropped silently). Category 5 (adversarial) questions are unanswerable
   by design: the answer is "Not mentioned in the conversation" and the trap answer is kept in meta.
+  ``Query.meta["category"]`` keeps LoCoMo's number; :data:`CATEGORY_NAMES` gives its name wherever
+  one is shown (1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop, 5 adversarial). The names are
+  INFERRED from LoCoMo's evaluation code, which only uses the numbers (category 2 gets the date
+  instruction, 5 the "not mentioned" option, 1 the multi-answer F1, 3 ``;``-separated golds).
 * ``observation`` items about the user speaker -> gold Attributes with their evidence turns;
   ``event_summary`` items about the user speaker -> ``User.life_events`` (dated).
 """
@@ -47,11 +70,23 @@ from core.model import UserBundle, turn_ref
 NAME = "locomo"
 ADVERSARIAL_CATEGORY = 5
 UNANSWERABLE = "Not mentioned in the conversation"
+#: LoCoMo's category numbers -> names. INFERRED from its evaluation code (see the module docstring).
+CATEGORY_NAMES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 _SESSION_KEY = re.compile(r"^session_(\d+)$")
-_TURN_KEYS = frozenset({"speaker", "dia_id", "text", "img_url", "blip_caption"})
+#: Where a turn's text may be, in the order tried (the flat layout has no ``text``).
+_TEXT_KEYS = ("text", "clean_text", "compressed_text")
+
+
+def category_label(category: object) -> str:
+    """``4`` -> ``4 single-hop``; anything else as it is."""
+    name = CATEGORY_NAMES.get(category) if isinstance(category, int) else None
+    return f"{category} {name}" if name else str(category)
 
 
 def detect(path: Path) -> bool:
+    if path.is_dir():  # a folder of per-conversation files (flat layout) or of samples
+        files = sorted(path.glob("*.json"))
+        return bool(files) and all(detect(f) for f in files)
     if not path.is_file() or path.suffix.lower() != ".json":
         return False
     head = shapes.head_text(path)
@@ -81,8 +116,10 @@ def load(path: Path, max_bytes: int = DEFAULT_MAX_BYTES, *, user_speaker: str = 
     seen: dict[str, int] = {}
     for i, sample in enumerate(samples):
         record = f"record {i}" if isinstance(data, list) else None
+        # A flat object without sample_id is named after its file, when it is the file's only one.
+        stem = path.stem if isinstance(data, dict) else None
         try:
-            bundle = _Sample(path.name, record, sample, user_speaker, result.notes).bundle()
+            bundle = _Sample(path.name, record, sample, user_speaker, result.notes, stem).bundle()
         except ValidationError as exc:  # a backstop: the shape checks should leave nothing to refuse
             raise from_validation(path.name, exc, record=record) from exc
         if bundle.user.id in seen:
@@ -100,18 +137,34 @@ def load(path: Path, max_bytes: int = DEFAULT_MAX_BYTES, *, user_speaker: str = 
 class _Sample:
     """One LoCoMo sample being translated; holds the dia_id index the QA and observations need."""
 
-    def __init__(self, source: str, record: str | None, raw: object, user_speaker: str, notes: list[str]):
+    def __init__(
+        self,
+        source: str,
+        record: str | None,
+        raw: object,
+        user_speaker: str,
+        notes: list[str],
+        stem: str | None = None,
+    ):
         self.source, self.record, self.notes = source, record, notes
         expect_type(source, raw, dict, "", record)
         assert isinstance(raw, dict)
         self.raw = raw
-        self.conv: dict = shapes.get(source, raw, "conversation", dict, "", record)
-        a = shapes.text(source, self.conv, "speaker_a", "conversation", record, non_empty=True)
-        b = shapes.text(source, self.conv, "speaker_b", "conversation", record, non_empty=True)
+        flat = is_flat(raw)
+        #: The conversation object and its path in messages: the sample itself in the flat layout.
+        self.conv: dict = raw if flat else shapes.get(source, raw, "conversation", dict, "", record)
+        self.at = "" if flat else "conversation"
+        a = shapes.text(source, self.conv, "speaker_a", self.at, record, non_empty=True)
+        b = shapes.text(source, self.conv, "speaker_b", self.at, record, non_empty=True)
         self.user, self.other = (a, b) if user_speaker == "a" else (b, a)
         self.speakers = [a, b]
         sample_id = shapes.get(source, raw, "sample_id", (str, int), "", record, required=False)
-        self.sample_id = str(sample_id) if sample_id not in (None, "") else (record or "0").replace("record ", "")
+        if sample_id not in (None, ""):
+            self.sample_id = str(sample_id)
+        elif flat and stem:
+            self.sample_id = stem
+        else:
+            self.sample_id = (record or "0").replace("record ", "")
         # Speaker b's perspective gets its own id, so both views of one sample can be stored side by side.
         self.uid = f"locomo-{self.sample_id}" + ("-b" if user_speaker == "b" else "")
         self.refs: dict[str, str] = {}  # canonical dia_id -> turn ref
@@ -123,7 +176,7 @@ class _Sample:
                 self.source,
                 "expected at least one session_<N> list, found none",
                 record=self.record,
-                path="conversation",
+                path=self.at or None,
             )
         raw = {
             "user": {
@@ -148,11 +201,11 @@ class _Sample:
         undated = 0
         for n in numbers:
             key = f"session_{n}"
-            turns_raw = shapes.get(self.source, self.conv, key, list, "conversation", self.record)
+            turns_raw = shapes.get(self.source, self.conv, key, list, self.at, self.record)
             if not turns_raw:
                 continue  # an empty session has nothing to import (and a Session needs a turn)
             sid = f"{self.uid}-s{n:02d}"
-            when = shapes.text(self.source, self.conv, f"{key}_date_time", "conversation", self.record, required=False)
+            when = shapes.text(self.source, self.conv, f"{key}_date_time", self.at, self.record, required=False)
             date = parse_date(when) if when else None
             undated += date is None
             # The speakers' names, for LoCoMo's own prompt (``<name> said, "…"``); chat methods show roles.
@@ -177,11 +230,11 @@ class _Sample:
         turns: list[dict] = []
         images: dict[str, dict] = {}
         for t, item in enumerate(items):
-            where = f"conversation.{key}[{t}]"
+            where = f"{self.at}.{key}[{t}]" if self.at else f"{key}[{t}]"
             expect_type(self.source, item, dict, where, self.record)
             speaker = shapes.text(self.source, item, "speaker", where, self.record)
             dia_id = shapes.text(self.source, item, "dia_id", where, self.record, non_empty=True)
-            content = shapes.text(self.source, item, "text", where, self.record)
+            content = self._text(item, where)
             if speaker not in (self.user, self.other):
                 raise FormatError(
                     self.source,
@@ -197,7 +250,7 @@ class _Sample:
             caption = item.get("blip_caption")
             if isinstance(caption, str) and caption.strip():
                 content = f"{content}\n[shares an image: {caption.strip()}]"
-            extra = shapes.extras(item, {"speaker", "dia_id", "text"})
+            extra = shapes.extras(item, {"speaker", "dia_id", *_TEXT_KEYS})
             if extra:
                 images[dia_id] = extra
             self.refs[key_id] = turn_ref(sid, len(turns))
@@ -205,6 +258,18 @@ class _Sample:
                 {"role": "user" if speaker == self.user else "assistant", "content": content, "source_id": dia_id}
             )
         return turns, images
+
+    def _text(self, item: dict, where: str) -> str:
+        """The turn's ``text``, else ``clean_text``, else ``compressed_text`` (flat layout)."""
+        for key in _TEXT_KEYS:
+            if item.get(key) is not None:
+                return shapes.text(self.source, item, key, where, self.record)
+        raise FormatError(
+            self.source,
+            "required field is missing (and no clean_text or compressed_text either)",
+            record=self.record,
+            path=f"{where}.text",
+        )
 
     # -- gold -----------------------------------------------------------------------------------
     def _queries(self) -> list[dict]:
@@ -291,6 +356,11 @@ class _Sample:
 
     def _where(self) -> str:
         return f"{self.source}: {self.record}" if self.record else self.source
+
+
+def is_flat(raw: dict) -> bool:
+    """A per-conversation object with the conversation keys at the top level (no ``conversation``)."""
+    return "conversation" not in raw and ("speaker_a" in raw or any(_SESSION_KEY.match(k) for k in raw))
 
 
 def _object_or_empty(value: object) -> dict:

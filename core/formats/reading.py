@@ -14,8 +14,10 @@ DEFAULT_MAX_BYTES = 200 * 1024 * 1024
 T = TypeVar("T")
 
 
-def read_text(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> str:
-    name = path.name
+def check_size(path: Path, max_bytes: int = DEFAULT_MAX_BYTES, source: str | None = None) -> int:
+    """The file's size in bytes; a FormatError (named ``source`` or the file name) when it cannot be
+    read or is above the import limit."""
+    name = source or path.name
     try:
         size = path.stat().st_size
     except OSError as exc:
@@ -26,6 +28,12 @@ def read_text(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> str:
             f"file is {size / 1e6:.1f} MB, above the {max_bytes / 1e6:.0f} MB import limit "
             "(raise it with --max-mb if this is intended)",
         )
+    return size
+
+
+def read_text(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> str:
+    name = path.name
+    check_size(path, max_bytes)
     raw = path.read_bytes()
     if not raw.strip():
         raise FormatError(name, "file is empty")

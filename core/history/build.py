@@ -27,13 +27,14 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from core.history.configs import ContextConfig, ContextError, config_named
+from core.history.evidence_depth import evidence_depth_line
 from core.history.filler import TOLERANCE, FillerSource, fill, scatter
 from core.history.prefeval_turns import inter_pool, inter_turn_sessions
 from core.history.selection import chronological, oracle_sessions, user_specific_sessions
 from core.history.summaries import Summariser, summaries_async, summaries_sync
 from core.history.tokens import DEFAULT_ENCODING, MESSAGE_OVERHEAD, count_tokens, session_tokens
 from core.history.types import BuiltContext, ContextSession
-from core.model import FillerPool, Query, Session, UserBundle
+from core.model import HISTORY_END, FillerPool, Query, Session, UserBundle
 from core.plan import EvidencePosition
 
 
@@ -153,6 +154,22 @@ def choose_sessions(
     return user_specific_sessions(bundle, expression_type)
 
 
+def before_question(bundle: UserBundle, query: Query, chosen: list[Session], notes: list[str]) -> list[Session]:
+    """Only the sessions up to the query's ``HISTORY_END`` (PersonaMem: the context up to the
+    question's end index): what came after the question never reaches its prompt."""
+    if HISTORY_END not in query.meta:
+        return chosen
+    end = query.meta[HISTORY_END]
+    order = {s.id: i for i, s in enumerate(bundle.sessions)}
+    last = order.get(end, -1) if end else -1
+    kept = [s for s in chosen if s.kind == "filler" or order.get(s.id, -1) <= last]
+    later = len(bundle.sessions) - (last + 1)
+    if later:
+        where = f"after session {end}" if end else "before the first session"
+        notes.append(f"the question is asked {where}: the {later} later session(s) are never shown")
+    return kept
+
+
 def apply_summaries(
     user: list[ContextSession], summaries: dict[str, str], encoding: str, notes: list[str]
 ) -> list[str]:
@@ -251,7 +268,10 @@ def locate_evidence(
             missing.append(sid)
     if missing and cfg.name != "none":
         notes.append(f"gold evidence not in this context: {', '.join(missing)}")
-    if not gold:
+    depth = evidence_depth_line(query)
+    if depth:
+        notes.append(depth)
+    elif not gold:
         notes.append("the query has no gold evidence sessions")
     return evidence, missing
 
@@ -273,6 +293,8 @@ def _build(
     typed = bundle.expression_types() != [0]
     expression_type = resolve_expression_type(bundle, expression_type, cfg, notes)
     chosen = choose_sessions(bundle, query, expression_type, cfg, pools, session_ids, notes)
+    if query is not None and cfg.name != "custom":
+        chosen = before_question(bundle, query, chosen, notes)
 
     user = [ContextSession(s, session_tokens(s, encoding), s.kind == "filler") for s in chosen]
     for cs in user:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from core.model import Session
 
-LOG_ROLES = {"user": "User", "assistant": "AI"}
+LOG_ROLES = {"user": "User", "assistant": "AI", "system": "System"}
 
 
 def session_log(session: Session) -> str:

@@ -140,11 +140,11 @@ def make_judge(text: str, default_model: str | None = None) -> Judge:
 def judges_for(spec, settings: Settings | None = None) -> list[Judge]:
     """The judges a RunSpec asks for (``spec.judges``; a plain list of strings also works).
 
-    The ``choice`` scorer is added whenever any judge is requested. Duplicates are dropped.
+    The ``choice`` scorer (a parser: no model call, free, deterministic) is always added, so an
+    MCQ or true/false answer is scored even when no judge is asked for; it leaves open answers
+    alone. Duplicates are dropped.
     """
     names = list(getattr(spec, "judges", spec) or [])
-    if not names:
-        return []
     default_model = getattr(settings, "judge", None) if settings is not None else None
     out: list = []
     seen: set[str] = set()

@@ -8,6 +8,11 @@ PrefEval MCQ plans (``answer_format == "mcq-prefeval"``) are scored as PrefEval 
 (``benchmark_classification.py``): its own parser (:func:`parse_prefeval_choice`, with the
 ``<choice>`` prefill prepended when it was sent), and a reply it cannot read counts as WRONG, not
 excluded, since PrefEval's accuracy is correct / processed. Those judgments carry their own version.
+
+PersonaMem plans (``answer_format == "mcq-personamem"``) are scored by PersonaMem's
+``extract_answer`` (:func:`core.methods.personamem.score_reply`): right iff the text after the last
+``<final_answer>``, or else the whole reply, names exactly the correct letter; anything else is
+wrong (its accuracy is the mean of ``score`` over the rows it wrote).
 """
 
 from __future__ import annotations
@@ -16,6 +21,8 @@ from functools import partial
 
 from core.judges.base import JudgeInput, Judgment
 from core.methods.answers import parse_choice, parse_prefeval_choice, parse_yes_no
+from core.methods.personamem import ANSWER_FORMAT as PERSONAMEM_MCQ
+from core.methods.personamem import score_reply as personamem_score
 from core.methods.prefeval import MCQ_ANSWER_FORMAT as PREFEVAL_MCQ
 from core.plan import PromptPlan
 from core.providers import PROVIDERS
@@ -26,6 +33,8 @@ JUDGE_MODEL = "parser:choice"
 VERSION = "choice-parser-v1"
 #: The version of the judgments of PrefEval MCQ plans (answer format PREFEVAL_MCQ).
 PREFEVAL_VERSION = "prefeval-choice-v1"
+#: The version of the judgments of PersonaMem plans (answer format PERSONAMEM_MCQ).
+PERSONAMEM_VERSION = "personamem-extract-answer-041d82a"
 SCALE = (0.0, 1.0)
 
 
@@ -81,18 +90,23 @@ def prefill_sent(plan: PromptPlan, model_id: str) -> bool:
     return entry is not None and bool(getattr(entry.load(), "supports_prefill", False))
 
 
-def score_prefeval_choice(gold: str | None, text: str, prefilled: bool) -> Judgment:
-    """One accuracy judgment for a PrefEval MCQ reply: None (nothing read) is wrong, as PrefEval."""
-    judgment = partial(
+def _accuracy(text: str, version: str) -> partial[Judgment]:
+    """A choice accuracy judgment of ``text`` under a benchmark's own reading ``version``."""
+    return partial(
         Judgment,
         kind="choice",
         dimension="accuracy",
         raw=text,
         judge_model=JUDGE_MODEL,
-        prompt_version=PREFEVAL_VERSION,
+        prompt_version=version,
         scale_min=SCALE[0],
         scale_max=SCALE[1],
     )
+
+
+def score_prefeval_choice(gold: str | None, text: str, prefilled: bool) -> Judgment:
+    """One accuracy judgment for a PrefEval MCQ reply: None (nothing read) is wrong, as PrefEval."""
+    judgment = _accuracy(text, PREFEVAL_VERSION)
     if gold is None:
         return judgment(score=None, rationale="", parse_ok=False, error="the query has no gold answer")
     picked = parse_prefeval_choice(text, prefilled)
@@ -102,6 +116,20 @@ def score_prefeval_choice(gold: str | None, text: str, prefilled: bool) -> Judgm
     correct = picked == gold
     rationale = f"answered {picked!r}, gold {gold!r}: {'correct' if correct else 'wrong'}"
     return judgment(score=1.0 if correct else 0.0, rationale=rationale, parse_ok=True, extra=extra)
+
+
+def score_personamem_choice(gold: str | None, correct_answer: str | None, text: str) -> Judgment:
+    """One accuracy judgment for a PersonaMem reply: no single letter is wrong, as PersonaMem."""
+    judgment = _accuracy(text, PERSONAMEM_VERSION)
+    if gold is None and correct_answer is None:
+        return judgment(score=None, rationale="", parse_ok=False, error="the query has no gold answer")
+    correct = correct_answer if correct_answer is not None else f"({gold})"
+    right, predicted = personamem_score(text, correct)
+    extra = {"predicted_answer": predicted, "correct_answer": correct, "gold": (gold or "").upper() or None}
+    rationale = (
+        f"predicted {predicted[:60]!r}, correct {correct}: {'correct' if right else 'wrong'} (PersonaMem's rule)"
+    )
+    return judgment(score=1.0 if right else 0.0, rationale=rationale, parse_ok=True, extra=extra)
 
 
 class ChoiceJudge:
@@ -114,4 +142,9 @@ class ChoiceJudge:
         if item.plan.answer_format == PREFEVAL_MCQ:
             prefilled = prefill_sent(item.plan, item.model_id)
             return [score_prefeval_choice(q.answer, item.response_text, prefilled)]
+        if item.plan.answer_format == PERSONAMEM_MCQ:
+            correct = q.meta.get("correct_answer")
+            return [
+                score_personamem_choice(q.answer, correct if isinstance(correct, str) else None, item.response_text)
+            ]
         return [score_choice(q.kind, len(q.options), q.answer, item.response_text)]

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from functools import partial
 
+from core.formats.locomo import CATEGORY_NAMES
 from core.judges.base import JudgeInput, Judgment
 from core.methods.locomo import cat5_options
 from core.metrics import locomo_score
@@ -23,7 +24,8 @@ from core.providers.calls import Complete
 #: Its "parser:"/"metric:" prefix makes the judge source "parser" (core.judges.aggregate.source_of).
 JUDGE_MODEL = "metric:locomo"
 VERSION = "locomo-f1-repo-9228632"
-CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
+#: Category names, INFERRED from the evaluation code (it only uses the numbers): see core.formats.locomo.
+CATEGORIES = CATEGORY_NAMES
 #: The order evaluation_stats.py prints categories in.
 PRINT_ORDER = (4, 1, 2, 3, 5)
 

@@ -132,6 +132,20 @@ _ENTRIES = [
         "LongMemEval code @9e0b455",
     ),
     _m(
+        "personamem",
+        "personamem:as_sent",
+        "PersonaMem",
+        "PersonaMem's MCQ prompt: the context's messages as they are, then question + instruction + options.",
+        "PersonaMem code @041d82ac",
+    ),
+    _m(
+        "personamem-merged",
+        "personamem:merged",
+        "PersonaMem",
+        "PersonaMem's MCQ prompt with system messages merged (what it sends to models named with 'o').",
+        "PersonaMem code @041d82ac",
+    ),
+    _m(
         "generic",
         "recentering:generic",
         "Re-Centering",

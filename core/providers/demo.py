@@ -277,6 +277,8 @@ def _the(keyword: str) -> str:
 def _choice_text(prompt: dt.Prompt, letter: str, why: str) -> str:
     if prompt.choice_tags:  # follows the format the prompt asks for, as an instruction-tuned model would
         return f"<choice>{letter}</choice>"
+    if prompt.final_answer_tag:  # PersonaMem: a reason, then the letter after the special token
+        return f"{why}\n\n<final_answer>({letter.lower()})"
     return f"Answer: {letter}) {prompt.options.get(letter, '')}\n\n{why}"
 
 

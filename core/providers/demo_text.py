@@ -121,6 +121,8 @@ class Prompt:
     tf_words: tuple[str, str] = ("Yes", "No")
     #: The prompt asks for the answer as ``<choice>X</choice>`` (PrefEval's MCQ format).
     choice_tags: bool = False
+    #: The prompt asks for the answer after ``<final_answer>`` (PersonaMem's MCQ format).
+    final_answer_tag: bool = False
 
 
 def read_prompt(messages: list[Message], answer_format: str | None = None) -> Prompt:
@@ -164,6 +166,7 @@ def read_prompt(messages: list[Message], answer_format: str | None = None) -> Pr
         user_turns=turns,
         tf_words=tf_words,
         choice_tags="<choice>" in lowered,
+        final_answer_tag="<final_answer>" in lowered,
     )
 
 

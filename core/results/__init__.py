@@ -17,9 +17,11 @@ applies wins:
 
 1. ``user_id`` + ``query_id``: exact stored ids (generic JSONL; a LongMemEval hypothesis file can
    set the ids its dataset importer gives, e.g. the user/query made from ``question_id``);
-2. ``match``: ``{"preference": …, "question": …}`` texts, matched against stored users'
+2. ``match_meta``: ``Query.meta`` values (PersonaMem's question_id, persona_id and size) that
+   pick exactly one stored query; several or none fail the import, naming the record;
+3. ``match``: ``{"preference": …, "question": …}`` texts, matched against stored users'
    preference text and open-query text (PrefEval generation files);
-3. ``fallback``: a minimal ``UserBundle`` stored when nothing matched (its query is
+4. ``fallback``: a minimal ``UserBundle`` stored when nothing matched (its query is
    ``fallback_query_id``); without one an unmatched answer fails the whole import, naming its record.
 
 ``source_sha256`` + ``record`` (+ model, method, context, turns) make the stored run id
@@ -49,6 +51,11 @@ RESULT_FORMATS: Registry[Entry] = Registry(
             "longmemeval",
             "core.results.longmemeval_hypotheses",
             "LongMemEval hypothesis files: {question_id, hypothesis} JSON Lines, against an imported LongMemEval dataset",
+        ),
+        Entry(
+            "personamem",
+            "core.results.personamem_results",
+            "PersonaMem result CSVs (inference_standalone_openai.py output), against an imported PersonaMem dataset",
         ),
         Entry("jsonl", "core.results.generic_jsonl", "generic JSON Lines: user, query, model, answer (+ messages …)"),
     ]

@@ -26,6 +26,8 @@ class ImportedAnswer(BaseModel):
     query_id: str | None = None
     #: Texts to find a stored user by: {"preference": …, "question": …}.
     match: dict[str, str] | None = None
+    #: ``Query.meta`` values to find a stored query by (PersonaMem: question_id, persona_id, size).
+    match_meta: dict[str, str] | None = None
     #: Stored when nothing matched: a minimal user whose query ``fallback_query_id`` this answers.
     fallback: UserBundle | None = None
     fallback_query_id: str | None = None
@@ -43,6 +45,8 @@ class ImportedAnswer(BaseModel):
     #: Inter turns between the preference exchange and the question, when the source says.
     turns: int | None = Field(default=None, ge=0)
     answer: str
+    #: The plan's answer format when the source says how replies are read (``mcq-personamem``).
+    answer_format: str | None = None
     #: The exact messages the model was sent, when the source has them.
     messages: list[Message] | None = None
     #: What is known about the prompt when ``messages`` is not (shown as the run's plan notes).

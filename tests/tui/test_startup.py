@@ -22,7 +22,7 @@ async def main():
             if app.screen.__class__.__name__ == "MainScreen" and app.screen.plan is not None:
                 ok = True
                 break
-    heavy = sorted(m for m in ("litellm", "anthropic", "sentence_transformers", "torch", "transformers") if m in sys.modules)
+    heavy = sorted(m for m in ("litellm", "anthropic", "sentence_transformers", "torch", "transformers", "pyarrow") if m in sys.modules)
     print(json.dumps({"heavy": heavy, "estimated": ok}))
 
 asyncio.run(main())

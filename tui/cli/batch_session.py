@@ -116,7 +116,7 @@ def open_batch(
             all_users=lambda: user_ids(workbench.db),
             queries_of=lambda u: [(q.id, q.kind) for q in load_bundle(u).queries],
         )
-        judges = workbench.judges(cells[0].spec) if grid.judges and cells else []
+        judges = workbench.judges(cells[0].spec) if cells else []
     except (GridError, JudgeSpecError) as exc:
         raise BatchSetupError(str(exc)) from None
     name = grid.name or default_name(cells)

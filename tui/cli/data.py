@@ -20,6 +20,8 @@ from tui.cli.common import fail, open_workbench, settings_of
 from tui.safe_text import safe_text
 
 STAR = "★"
+#: Where a question is asked inside the history (PersonaMem cuts the context there).
+ASKED = "▶"
 
 
 # -- helpers -------------------------------------------------------------------------------
@@ -54,6 +56,11 @@ def _open(ctx: click.Context, *, must_exist: bool = False):
     help="Refuse any single text (a turn, a persona) longer than this many MB (default from settings: 4).",
 )
 @click.option("--user-speaker", type=click.Choice(["a", "b"]), help="LoCoMo only: whose history it is (default a).")
+@click.option(
+    "--contexts",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="PersonaMem only: the shared_contexts_<size>.jsonl of the questions CSV (default: the one beside it).",
+)
 @click.pass_context
 def import_cmd(
     ctx: click.Context,
@@ -62,6 +69,7 @@ def import_cmd(
     max_mb: int | None,
     max_field_mb: float | None,
     user_speaker: str | None,
+    contexts: Path | None,
 ) -> None:
     """Import a dataset file or folder into the database, all or nothing.
 
@@ -73,7 +81,9 @@ def import_cmd(
     max_bytes = (max_mb or settings.max_import_mb) * 1024 * 1024
     max_field_chars = int((max_field_mb or settings.max_field_mb) * 1024 * 1024)
     try:
-        options = {"user_speaker": user_speaker} if user_speaker is not None else {}
+        options: dict[str, object] = {"user_speaker": user_speaker} if user_speaker is not None else {}
+        if contexts is not None:
+            options["contexts"] = contexts
         result = load_path(path, format=format_, max_bytes=max_bytes, max_field_chars=max_field_chars, **options)
     except FormatError as exc:
         fail(str(exc))
@@ -261,8 +271,9 @@ def _print_session(bundle, session_id: str, full: bool = False) -> None:
 
 
 def _print_timeline(bundle, query_id: str | None, expression: int | None) -> None:
+    from core.history.evidence_depth import evidence_depth_line
     from core.history.timeline import timeline_rows, tokens_by_session
-    from core.model import EXPRESSION_TYPES
+    from core.model import EXPRESSION_TYPES, HISTORY_END
 
     query = None
     if query_id is not None:
@@ -297,11 +308,19 @@ def _print_timeline(bundle, query_id: str | None, expression: int | None) -> Non
         detail = []
         if query.preference_id:
             detail.append(f"preference {query.preference_id}: {bundle.preference(query.preference_id).text}")
+        if u.source == "locomo" and "category" in query.meta:
+            from core.formats.locomo import category_label
+
+            detail.append(f"LoCoMo category {category_label(query.meta['category'])}")
         if query.evidence_sessions or query.evidence_turns:
             detail.append("evidence given by the query itself")
         elif expression:
             detail.append(f"expression {expression} ({EXPRESSION_TYPES[expression]})")
-        detail.append(f"{STAR} gold evidence: {len(evidence)} session{'s' * (len(evidence) != 1)}")
+        depth = evidence_depth_line(query)
+        if depth and not evidence:
+            detail.append(f"{ASKED} {depth}")
+        else:
+            detail.append(f"{STAR} gold evidence: {len(evidence)} session{'s' * (len(evidence) != 1)}")
         out.print(safe_text(" · ".join(detail), style="dim"))
     else:
         out.print(Text("no queries: nothing to star", style="dim"))
@@ -322,9 +341,14 @@ def _print_timeline(bundle, query_id: str | None, expression: int | None) -> Non
     ):
         table.add_column(name, justify=justify, no_wrap=True, overflow="ellipsis")
     other_types = False
+    # A question asked part-way through the history (PersonaMem): mark the place, dim what follows.
+    asked_after = query.meta.get(HISTORY_END) if query is not None else None
+    after_question = asked_after == ""
+    if after_question:
+        table.add_row(ASKED, "", "", "", "", "", Text("question asked here", style="bold yellow"), "")
     for row in rows:
-        dim = row.dim
-        other_types = other_types or bool(dim)
+        dim = row.dim or after_question
+        other_types = other_types or bool(row.dim)
         style = "dim" if dim else ("bold yellow" if row.evidence else "")
         if row.count > 1:
             kind, ident = f"{row.kind} ×{row.count}", f"{short(row.session_ids[0])} … {short(row.session_ids[-1])}"
@@ -341,9 +365,19 @@ def _print_timeline(bundle, query_id: str | None, expression: int | None) -> Non
             safe_text(",".join(short(p) for p in row.preference_ids)),
             style=style,
         )
+        if asked_after and asked_after in row.session_ids:
+            after_question = True
+            label = Text("question asked here", style="bold yellow")
+            table.add_row(ASKED, "", "", "", "", "", label, "")
     out.print(table)
     if prefix:
         out.print(safe_text(f"… = {prefix} (ids shown without the user id; --session takes the full id)", style="dim"))
+    if asked_after is not None:
+        out.print(
+            Text(
+                f"{ASKED} the question is asked there: dim sessions come later and never reach its prompt", style="dim"
+            )
+        )
     if other_types:
         out.print(
             Text(f"dim: preference sessions of other expression types (not in an E{expression} history)", style="dim")

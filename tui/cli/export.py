@@ -130,7 +130,8 @@ def export(
     default="model",
     show_default=True,
     help="Comma-separated factors: model, provider, user, query, query_kind, expression_type, context, "
-    "turns, method, seed, batch, instance_type, preference_origin, preference_type, topic, dimension.",
+    "turns, method, seed, batch, instance_type, preference_origin, preference_type, topic, dimension, "
+    "category (LoCoMo). LoCoMo F1 judgments also get a per-category table.",
 )
 @click.option(
     "--metric",
@@ -201,6 +202,7 @@ def report(
         bradley_terry_table,
         cupid_generation_table,
         default_metrics,
+        locomo_table,
         longmemeval_table,
         matching_table,
         pass_table,
@@ -225,6 +227,9 @@ def report(
         lme = longmemeval_table(db, factors, f) if not summary else None
         if lme is not None and lme.rows:  # only where longmemeval judgments exist
             tables.append(lme)
+        loc = locomo_table(db, factors, f) if not summary else None
+        if loc is not None and loc.rows:  # only where metric:locomo judgments exist
+            tables.append(loc)
         if cupid:
             cupid_factors = [b for b in cupid_by.split(",") if b.strip()]
             tables += [matching_table(db, cupid_factors, f), cupid_generation_table(db, cupid_factors, f)]

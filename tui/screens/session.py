@@ -13,6 +13,7 @@ from core.model import EXPRESSION_TYPES, UserBundle
 from core.text.clip import clip, clip_note
 from core.text.terminal_safe import terminal_safe
 from tui.safe_text import safe_text
+from tui.widgets.prompt_tab import ROLE_STYLE
 
 
 class SessionScreen(Screen):
@@ -43,7 +44,7 @@ class SessionScreen(Screen):
         with VerticalScroll():
             yield Static(Text("\n").join(head), classes="session-head")
             for i, t in enumerate(s.turns):
-                who = Text("user", "bold cyan") if t.role == "user" else Text("assistant", "bold green")
+                who = Text(t.role, ROLE_STYLE.get(t.role, "bold"))
                 shown, hidden = (t.content, 0) if self.whole_turns else clip(t.content)
                 body = Text.assemble(who, (f" #{i}", "dim"), "\n", safe_text(shown), "\n")
                 if hidden:

@@ -11,6 +11,8 @@ from tests.conftest import dataset
 from tests.core.formats.builders import FIXTURES, locomo_sample, prefeval_files, write_tree
 
 DATASET_FORMATS = [name for name in FORMAT_ORDER if name != "native"]
+#: Formats whose files are JSON (PersonaMem's questions are CSV: its JSON Lines part has its own tests).
+JSON_FORMATS = [name for name in FORMAT_ORDER if name != "personamem"]
 
 
 @pytest.mark.parametrize(
@@ -76,7 +78,7 @@ def test_undetectable_input_says_how_to_proceed(tmp_path):
         detect_format(path)
     assert (
         str(info.value)
-        == "notes.json: cannot tell the format; pass --format (native, longmemeval, prefeval, cupid, locomo, chatlog)"
+        == "notes.json: cannot tell the format; pass --format (native, longmemeval, prefeval, cupid, locomo, personamem, chatlog)"
     )
 
 
@@ -101,7 +103,7 @@ def test_invalid_utf8(tmp_path, name):
     assert _load(name, path) == "x.json: line 2: not valid UTF-8 (byte 0xff at offset 9)"
 
 
-@pytest.mark.parametrize("name", FORMAT_ORDER)
+@pytest.mark.parametrize("name", JSON_FORMATS)
 def test_invalid_json(tmp_path, name):
     path = tmp_path / "x.json"
     path.write_text('[{"a": 1,}]')
@@ -136,7 +138,7 @@ def test_size_limit_locomo(tmp_path):
     assert "import limit" in _load("locomo", path, max_bytes=100)
 
 
-@pytest.mark.parametrize("name", DATASET_FORMATS)
+@pytest.mark.parametrize("name", [n for n in DATASET_FORMATS if n in JSON_FORMATS])
 def test_absurd_nesting_is_a_format_error(tmp_path, name):
     path = tmp_path / "x.json"
     path.write_text("[" * 100_000 + "]" * 100_000)

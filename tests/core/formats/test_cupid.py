@@ -102,7 +102,7 @@ def test_error_bad_role_names_line_and_path(tmp_path):
     rows = cupid_instances()
     rows[1]["prior_interactions"][1]["dialogue"][0]["role"] = "usr"
     assert _err(tmp_path, rows) == (
-        "cupid.jsonl: line 2: prior_interactions[1].dialogue[0].role: expected 'user' or 'assistant', got 'usr'"
+        "cupid.jsonl: line 2: prior_interactions[1].dialogue[0].role: expected 'user', 'assistant' or 'system', got 'usr'"
     )
 
 

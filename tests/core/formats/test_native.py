@@ -51,7 +51,7 @@ def _err(mutate) -> str:
     [
         (
             lambda d: d["sessions"][1]["turns"].__setitem__(0, {"role": "usr", "content": "x"}),
-            "alex.json: user 'alex': sessions[1].turns[0].role: expected 'user' or 'assistant', got 'usr'",
+            "alex.json: user 'alex': sessions[1].turns[0].role: expected 'user', 'assistant' or 'system', got 'usr'",
         ),
         (
             lambda d: d["sessions"][1].__setitem__("preference_ids", ["p9"]),

@@ -32,7 +32,9 @@ def test_judges_for_a_run_spec_adds_choice_once():
     )
     names = [j.name for j in judges_for(spec, Settings())]
     assert names == ["demo:heuristic", "rubric:openai:gpt-4o-mini", "choice"]
-    assert judges_for(RunSpec(user_id="u", query_id="q", models=[ModelSpec(id="demo:generic")]), Settings()) == []
+    # no judge asked for: the free, deterministic choice parser still scores MCQ / true-false answers
+    bare = judges_for(RunSpec(user_id="u", query_id="q", models=[ModelSpec(id="demo:generic")]), Settings())
+    assert [j.name for j in bare] == ["choice"]
 
 
 def test_the_registry_is_the_one_list_of_judges():
