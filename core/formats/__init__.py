@@ -41,7 +41,8 @@ def format_module(name: str) -> ModuleType:
     return entry.load()
 
 
-def detect_format(path: Path) -> str:
+def detect_format(path: str | Path) -> str:
+    path = Path(path)
     for name in FORMAT_ORDER:
         if format_module(name).detect(path):
             return name

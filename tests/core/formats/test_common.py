@@ -172,3 +172,7 @@ def test_wrong_top_level_shape(tmp_path, name, top):
 def test_load_path_reports_a_missing_path(tmp_path):
     with pytest.raises(FormatError, match=r"no such file or folder$"):
         load_path(tmp_path / "nope.json")
+
+
+def test_detect_format_takes_a_string_path_as_load_path_does():
+    assert detect_format(str(FIXTURES / "native_user.json")) == "native"
