@@ -109,10 +109,13 @@ def load(path: Path, max_bytes: int = DEFAULT_MAX_BYTES, *, contexts: str | Path
     questions = _read_questions(path, max_bytes)
     ctx_path = Path(contexts) if contexts is not None else _contexts_beside(path, size)
     result = ImportResult(format=NAME)
-    needed = {q.context_id for q in questions}
+    asked: dict[str, list[_Question]] = {}
+    for q in questions:
+        asked.setdefault(q.context_id, []).append(q)
     built: dict[str, UserBundle] = {}
-    for context_id, line, messages in _stream_contexts(ctx_path, needed, max_bytes, result.notes):
-        rows = [q for q in questions if q.context_id == context_id]
+    for context_id, line, messages in _stream_contexts(ctx_path, set(asked), max_bytes, result.notes):
+        rows = asked[context_id]
+        # a later line of the same id replaces the earlier one (the official index keeps the last)
         built[context_id] = _Context(path.name, ctx_path.name, size, context_id, line, messages, rows).bundle(
             result.notes
         )
@@ -281,12 +284,14 @@ def _number(value: str | None) -> int | float | None:
 def _stream_contexts(
     path: Path, needed: set[str], max_bytes: int, notes: list[str]
 ) -> Iterator[tuple[str, str, list[dict]]]:
-    """(context id, line label, messages) for each needed context, in file order; lines of other
-    contexts are skipped unparsed. A repeated id: only its last line is yielded (the official rule)."""
+    """(context id, line label, messages) for each line of a needed context, in one pass in file
+    order; lines of other contexts are skipped unparsed. A repeated id is yielded again: the
+    caller keeps the last, as the official index does."""
     if not path.is_file():
         raise FormatError(path.name, "no such contexts file")
     check_size(path, max_bytes)
-    last_line, repeated = _last_lines(path, needed)
+    seen: set[str] = set()
+    repeated: set[str] = set()
     with path.open("rb") as fh:
         for lineno, raw in enumerate(fh, start=1):
             m = _LINE_KEY.match(raw)
@@ -296,10 +301,16 @@ def _stream_contexts(
                         path.name, "expected one {context id: [messages]} object", record=f"line {lineno}"
                     )
                 continue
-            key = json.loads(b'"' + m.group(1) + b'"')
-            if key not in needed or last_line.get(key) != lineno:
-                continue
             record = f"line {lineno}"
+            try:
+                key = json.loads(b'"' + m.group(1) + b'"')
+            except ValueError as exc:
+                raise FormatError(path.name, f"invalid JSON in the context id ({exc})", record=record) from exc
+            if key not in needed:
+                continue
+            if key in seen:
+                repeated.add(key)
+            seen.add(key)
             try:
                 obj = json.loads(raw)
             except (ValueError, RecursionError) as exc:
@@ -310,28 +321,7 @@ def _stream_contexts(
             del obj  # the messages list is the only copy from here on
             yield key, record, messages
     if repeated:
-        notes.append(f"{path.name}: {repeated} context id(s) appear on several lines; the last line was used")
-
-
-def _last_lines(path: Path, needed: set[str]) -> tuple[dict[str, int], int]:
-    """Needed context id -> its last line number, and how many needed ids repeat (one cheap pass
-    over the keys only)."""
-    last: dict[str, int] = {}
-    repeated: set[str] = set()
-    with path.open("rb") as fh:
-        for lineno, raw in enumerate(fh, start=1):
-            m = _LINE_KEY.match(raw)
-            if m is None:
-                continue
-            try:
-                key = json.loads(b'"' + m.group(1) + b'"')
-            except ValueError:
-                continue
-            if key in needed:
-                if key in last:
-                    repeated.add(key)
-                last[key] = lineno
-    return last, len(repeated)
+        notes.append(f"{path.name}: {len(repeated)} context id(s) appear on several lines; the last line was used")
 
 
 class _Context:

@@ -130,7 +130,7 @@ def export(
     default="model",
     show_default=True,
     help="Comma-separated factors: model, provider, user, query, query_kind, expression_type, context, "
-    "turns, method, seed, batch, instance_type, preference_origin, preference_type, topic, dimension, "
+    "turns, method, seed, batch, instance_type, preference_origin, preference_type, topic, dimension, question_type, "
     "category (LoCoMo). LoCoMo F1 judgments also get a per-category table.",
 )
 @click.option(

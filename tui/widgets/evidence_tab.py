@@ -31,7 +31,7 @@ class EvidenceTable(DataTable):
         """Gold, retrieved and mentioned sessions of a run (``answers``: model id -> final answer)."""
         from core.analysis.mentions import evidence_mentions
         from core.analysis.quotes import tokens_after, with_quotes
-        from core.history.evidence_depth import evidence_depth_line
+        from core.history.evidence_depth import evidence_depth
 
         sessions = {s.id: "\n".join(t.content for t in s.turns) for s in bundle.sessions}
         rows = evidence_mentions(
@@ -46,14 +46,14 @@ class EvidenceTable(DataTable):
         shown = {c.session_id for c in plan.context}
         distance = tokens_after([(c.session_id, c.tokens) for c in plan.context])
         rows = with_quotes(rows, {k: v for k, v in sessions.items() if k in shown}, answers, distance)
-        depth = evidence_depth_line(bundle.query(spec.query_id))
+        depth = evidence_depth(bundle.query(spec.query_id))
         self.app.call_from_thread(self.show, rows, [m.id for m in spec.models], depth)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         notify_if_failed(self, event)
 
-    def show(self, rows: list, models: list[str], depth: str | None = None) -> None:
-        """``depth``: the dataset's own figure for how far the reference is (PersonaMem), shown first."""
+    def show(self, rows: list, models: list[str], depth: dict | None = None) -> None:
+        """``depth``: the dataset's own figures for how far the reference is (PersonaMem), shown first."""
         self.clear(columns=True)
         self.add_columns(
             "session",
@@ -64,7 +64,16 @@ class EvidenceTable(DataTable):
             *[safe_text(f"in {m}") for m in models],
         )
         if depth:  # no session to star: the dataset gives a distance, not the evidence turns
-            head = (Text("(no evidence labels)", "dim"), Text("▶ depth", "bold yellow"), "", "", safe_text(depth))
+            from core.history.evidence_depth import depth_detail
+
+            tokens = depth.get("tokens")
+            head = (
+                Text("reference (no turn labels)", "dim"),
+                Text("▶ dataset", "bold yellow"),
+                "",
+                f"{tokens:,}" if isinstance(tokens, (int, float)) else "?",
+                safe_text(depth_detail(depth) + " before the question, as the dataset gives it"),
+            )
             self.add_row(*head, *[""] * len(models), key="evidence-depth")
         for r in rows:
             cells = [  # data cells as Text: a str cell would be parsed as markup

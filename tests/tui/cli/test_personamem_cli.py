@@ -113,3 +113,22 @@ def test_result_rows_for_questions_not_imported_fail_naming_the_line(db, tmp_pat
     result = CliRunner().invoke(main, ["--db", db, "import-results", str(path)])
     assert result.exit_code == 1
     assert "results_32k.csv: line 2: match: no stored question has question_id 'q-nobody'" in result.output
+
+
+def test_a_question_stored_in_two_sizes_needs_the_size_in_the_file_name(db, tmp_path):
+    other = tmp_path / "data128"
+    other.mkdir()
+    (other / "questions_128k.csv").write_bytes((FIXTURE / "questions_32k.csv").read_bytes())
+    (other / "shared_contexts_128k.jsonl").write_bytes((FIXTURE / "shared_contexts_32k.jsonl").read_bytes())
+    cli(db, "import", str(other / "questions_128k.csv"))
+    body = "score,persona_id,question_id,user_question_or_message,model_response,correct_answer\n"
+    body += "True,7,q-lena-1,q,<final_answer>(b),(b)\n"
+    unsized = tmp_path / "results.csv"
+    unsized.write_text(body, encoding="utf-8")
+    result = CliRunner().invoke(main, ["--db", db, "import-results", str(unsized)])
+    assert result.exit_code == 1
+    assert "2 stored questions have question_id 'q-lena-1', persona_id '7'" in result.output
+    assert "name the size in the file name" in result.output and "nothing was stored" in result.output
+    sized = tmp_path / "results_128k.csv"
+    sized.write_text(body, encoding="utf-8")
+    assert "1 of 1 matched a stored user" in cli(db, "import-results", str(sized))
