@@ -21,6 +21,7 @@ never a made-up number.
 
 from __future__ import annotations
 
+import math
 import re
 import string
 import warnings
@@ -204,6 +205,23 @@ def bt_cross_entropy(win: np.ndarray, xi: np.ndarray) -> float:
     eps = 1e-12
     ce = -(np.where(mask, w, 0) * np.log(p + eps) + (1 - np.where(mask, w, 0)) * np.log(1 - p + eps))
     return float(np.where(mask, ce, 0).sum())
+
+
+def wilson_ci(k: int, n: int, level: float = 0.95) -> tuple[float | None, float | None]:
+    """Wilson score interval of a proportion k/n (the same as ``scipy.stats.binomtest(k, n)
+    .proportion_ci(method="wilson")``); (None, None) for n = 0. Unlike the bootstrap it is defined
+    for 0 and n successes, which a funnel step often has."""
+    if n <= 0:
+        return (None, None)
+    from statistics import NormalDist
+
+    z = NormalDist().inv_cdf(0.5 + level / 2)
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    low = 0.0 if k == 0 else max(0.0, centre - half)  # exact ends, not 1e-17 from rounding
+    high = 1.0 if k == n else min(1.0, centre + half)
+    return (low, high)
 
 
 def bootstrap_ci(

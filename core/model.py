@@ -40,6 +40,10 @@ HISTORY_END = "history_end"
 #: How far the gold reference sits from the question when a dataset gives only distances, not turn
 #: labels (PersonaMem): ``{"tokens", "blocks", "proportion", "source"}``.
 EVIDENCE_DEPTH = "evidence_depth"
+#: A generated knowledge probe (:func:`knowledge_probe`) is addressed as ``probe:<query id>`` and
+#: carries ``meta[PROBE_OF]`` = the id of the open query it probes.
+PROBE_PREFIX = "probe:"
+PROBE_OF = "probe_of"
 
 
 class _Strict(BaseModel):
@@ -238,7 +242,29 @@ class UserBundle(_Strict):
         for q in self.queries:
             if q.id == query_id:
                 return q
+        if query_id.startswith(PROBE_PREFIX):  # derived, never stored: see knowledge_probe
+            probe = knowledge_probe(self, self.query(query_id.removeprefix(PROBE_PREFIX)))
+            if probe is not None:
+                return probe
         raise KeyError(f"user {self.user.id!r} has no query {query_id!r}")
+
+    def probes_of(self, query: Query) -> list[Query]:
+        """The knowledge probes of an open query: the data's MCQ and true/false queries on the same
+        item (same group, else same target preference), else one generated probe; none for a
+        query with no preference to know (LoCoMo / LongMemEval QA) or a query that is not open."""
+        if query.kind != "open":
+            return []
+        same = [
+            q
+            for q in self.queries
+            if q.kind in ("mcq", "tf")
+            and q.id != query.id
+            and (q.group == query.group if query.group else _same_preference(q, query))
+        ]
+        if same:
+            return same
+        probe = knowledge_probe(self, query)
+        return [probe] if probe is not None else []
 
     def turn(self, ref: str) -> Turn:
         session_id, index = split_turn_ref(ref)
@@ -268,6 +294,46 @@ class UserBundle(_Strict):
         for p in sources:
             out += p.evidence.get(key) or (p.evidence.get(0, []) if key != 0 else [])
         return list(dict.fromkeys(out))
+
+
+def _same_preference(a: Query, b: Query) -> bool:
+    return a.preference_id is not None and a.preference_id == b.preference_id
+
+
+def knowledge_probe(bundle: UserBundle, query: Query) -> Query | None:
+    """A generated probe for an open query whose data has no MCQ / true-false probes: "what do I
+    prefer about <topic>?", asked in the same history, judged against the gold preference (and the
+    checklist, where the data has one). The topic is the query's context factor (CUPID), else the
+    preference's topic, else the question itself. None when there is no gold preference.
+
+    It copies what decides the history (evidence, context factor, instance type, ``meta``'s
+    history end), so the probe sees the same sessions the answer did."""
+    pref = bundle.preference(query.preference_id) if query.preference_id else None
+    gold = pref.text if pref is not None else query.gold_preference
+    if query.kind != "open" or not gold:
+        return None
+    if query.context_factor:
+        about = query.context_factor
+    elif pref is not None and pref.topic:
+        about = pref.topic.replace("_", " ")
+    else:
+        about = f'the request "{" ".join(query.text.split()[:24])}"'
+    text = f"From what you know about me, what do I prefer when it comes to {about}? Answer in one or two sentences."
+    meta = {k: v for k, v in query.meta.items() if k in (HISTORY_END, EVIDENCE_DEPTH)}
+    return Query(
+        id=PROBE_PREFIX + query.id,
+        kind="open",
+        text=text,
+        preference_id=query.preference_id,
+        group=query.group,
+        evidence_sessions=list(query.evidence_sessions),
+        evidence_turns=list(query.evidence_turns),
+        gold_preference=query.gold_preference,
+        checklist=list(query.checklist),
+        context_factor=query.context_factor,
+        instance_type=query.instance_type,
+        meta={**meta, PROBE_OF: query.id},
+    )
 
 
 class FillerPool(_Strict):

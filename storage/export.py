@@ -144,6 +144,15 @@ def run_where(f: RunFilter, args: list, alias: str = "r") -> str:
     return " AND ".join(parts) or "1"
 
 
+def answer_run_ids(db: Database, f: RunFilter | None = None) -> list[str]:
+    """Ids of the runs the filter selects, in the order stored, without knowledge-probe runs (they are
+    read through the run they probe, never as cases of their own)."""
+    args: list = []
+    where = run_where(f or RunFilter(), args)
+    sql = f"SELECT r.id FROM runs r WHERE {where} AND r.probe_of IS NULL ORDER BY r.rowid"
+    return [run_id for (run_id,) in db.execute(sql, args)]
+
+
 def model_where(f: RunFilter, args: list, alias: str = "p") -> str:
     return _in(f"{alias}.model", list(f.models), args) if f.models else "1"
 

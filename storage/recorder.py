@@ -176,6 +176,7 @@ def _insert_run(db: Database, e: RunStarted) -> None:
             "seed": spec.seed,
             "method": spec.method,
             "label": spec.label,
+            "probe_of": spec.probe_of,
             "spec": redact(spec.model_dump_json()),  # a base_url may carry a key
             "plan": json.dumps(plan_meta, ensure_ascii=False),
             "status": "running",

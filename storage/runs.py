@@ -110,6 +110,19 @@ def run_ids_labelled(db: Database, labels: list[str]) -> list[str]:
     return [run_id for (run_id,) in rows]
 
 
+def probe_run_ids(db: Database, run_ids: list[str]) -> dict[str, list[str]]:
+    """Run id -> the ids of the knowledge-probe runs made for it (``runs.probe_of``), in the order stored."""
+    out: dict[str, list[str]] = {r: [] for r in run_ids}
+    for start in range(0, len(run_ids), 500):  # under SQLite's bound-parameter limit
+        chunk = run_ids[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        for run_id, probe_of in db.execute(
+            f"SELECT id, probe_of FROM runs WHERE probe_of IN ({marks}) ORDER BY rowid", chunk
+        ):
+            out[probe_of].append(run_id)
+    return out
+
+
 def load_run(db: Database, run_id: str) -> StoredRun:
     row = db.execute("SELECT id, created_at, status, spec, plan FROM runs WHERE id = ?", [run_id]).fetchone()
     if row is None:

@@ -95,3 +95,19 @@ def priya():
     from core.formats.native import load_file
 
     return load_file(REPO / "sample_data" / "users" / "priya.json").bundles[0]
+
+
+@pytest.fixture(scope="module")
+def maya():
+    """Maya (RealPref-style: open, MCQ and true/false queries per preference), loaded once per module."""
+    from core.formats.native import load_file
+
+    return load_file(SAMPLE_DATA / "users" / "maya.json").bundles[0]
+
+
+@pytest.fixture(scope="module")
+def dana():
+    """Dana (CUPID-style: checklists, context factors, no MCQ), loaded once per module."""
+    from core.formats.native import load_file
+
+    return load_file(SAMPLE_DATA / "users" / "dana.json").bundles[0]

@@ -24,6 +24,7 @@ from core.run.spec import RunEvent, RunSpec
 from core.settings import Settings
 
 if TYPE_CHECKING:  # imported where used: the TUI's first paint stays light
+    from core.analysis.diagnosis import Case, Diagnosis
     from core.providers.calls import Complete, Completion
     from core.run.estimate import Estimate
     from core.run.prepare import Prepared
@@ -289,6 +290,69 @@ class Workbench:
         """Wait until every recorded event is in the database (before reading a run back)."""
         if self._recorder is not None:
             self._recorder.flush()
+
+    # -- diagnosis: find → know → apply ------------------------------------------------
+    def probe_specs(self, run_id: str) -> list[RunSpec]:
+        """The knowledge-probe runs a stored run calls for (``core.run.probes``): one per probe of
+        its query, for the models whose answer finished. Empty when the query has none."""
+        from core.run.probes import probe_specs
+
+        self.flush()
+        run = self.load_run(run_id)
+        finished = [r.model for r in run.final_responses() if r.status in ("ok", "incomplete")]
+        return probe_specs(run.spec, run_id, self.user(run.spec.user_id), finished)
+
+    async def run_probes(
+        self,
+        specs: list[RunSpec],
+        bundle: UserBundle,
+        emit: Callable[[RunEvent], None] | None = None,
+        pools: list[FillerPool] | None = None,
+    ) -> list[str]:
+        """Run and store the probe specs (each scored by its own judges); their run ids. ``emit``
+        also sees every event (a view). The user (and ``pools``, default the stored ones) are passed
+        in when this runs on another thread."""
+        from core.run.probes import run_probes
+
+        recorder = self.recorder()
+
+        def both(event: RunEvent) -> None:
+            recorder.record(event)
+            if emit is not None:
+                emit(event)
+
+        async def plan(spec: RunSpec, user: UserBundle) -> PromptPlan:
+            return (await self.prepare_async(spec, user, pools)).plan
+
+        return await run_probes(self.engine(both), self.judges, plan, specs, bundle)
+
+    def diagnoses(self, run_ids: list[str]) -> list[tuple[Case, Diagnosis, dict]]:
+        """One (case, diagnosis, factor values) per final answer of each run, from stored rows only:
+        the run, the runs probing it, the stored user (``core.analysis.diagnosis``). Safe on any
+        thread (a worker's own connection; users loaded there are not cached)."""
+        from core.analysis.diagnosis import diagnose
+        from core.analysis.diagnosis_cases import cases_of
+        from storage.runs import load_run, probe_run_ids
+        from storage.users import UnknownUser, load_user
+
+        self.flush()
+        out = []
+        with self.connection() as db:
+            own = db is self.db
+            users: dict[str, UserBundle | None] = {}
+            probes = probe_run_ids(db, list(run_ids))
+            for run_id in run_ids:
+                run = load_run(db, run_id)
+                uid = run.spec.user_id
+                if uid not in users:
+                    try:
+                        users[uid] = self.user(uid) if own else load_user(db, uid)
+                    except UnknownUser:
+                        users[uid] = None
+                probe_runs = [load_run(db, p) for p in probes[run_id]]
+                factors = {"expression_type": run.spec.expression_type, "label": run.spec.label}
+                out += [(case, diagnose(case), factors) for case in cases_of(run, users[uid], probe_runs)]
+        return out
 
     # -- operator annotations ------------------------------------------------------------
     def save_human_judgment(

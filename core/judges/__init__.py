@@ -53,6 +53,12 @@ JUDGES: Registry[JudgeKind] = Registry(
             needs_model=False,
         ),
         JudgeKind(
+            "probe-recall",
+            "core.judges.probe_recall:ProbeRecallJudge",
+            "Knowledge probes: share of the gold preference (or its checklist) the answer states (lexical heuristic).",
+            needs_model=False,
+        ),
+        JudgeKind(
             "locomo",
             "core.judges.locomo_qa:LocomoJudge",
             "LoCoMo QA: token F1 per category, as its evaluation code (no model call).",

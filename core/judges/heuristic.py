@@ -39,7 +39,8 @@ from core.text.words import content_stems, stem, tokens, words
 JUDGE_MODEL = "demo:heuristic"
 # v3: words read in place (avoided / cited / recommended); n/a without a preference.
 # v4: "A far more than B" puts B on the disfavoured side of a preference.
-VERSION = "heuristic-lexical-v4"
+# v5: awareness stays at 3 or below when the answer never refers to the user (RealPref's 4 needs it).
+VERSION = "heuristic-lexical-v5"
 SCALE = (1.0, 5.0)
 NOT_APPLICABLE = "not applicable: no target preference (the query names no preference to follow)"
 
@@ -92,6 +93,11 @@ def score_heuristic(preference: str, query: str, response: str) -> dict[str, tup
     aware = 1 + (1 if cue else 0) + round(3 * coverage)
     if not fav_hits and not avoided:
         aware = 2 if cue else 1
+    elif not cue:
+        # RealPref's 4 "mentions user preference … and integrates" it: an answer that never refers
+        # to the user may share the preference's words by chance (a generic plan naming the
+        # sleeper bus), which is at most 3, "highly generic, can be applied to any user".
+        aware = min(aware, 3)
     aware = max(1, min(5, aware))
     parts = []
     parts.append(f"mentions {_quote(fav_ev)} from the preference" if fav_ev else "no favoured word of the preference")

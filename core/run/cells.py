@@ -6,11 +6,13 @@ import asyncio
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 
+from core.judges.base import Judge
 from core.model import UserBundle
 from core.plan import PromptPlan
 from core.run.batch import CellOutcome, Progress
 from core.run.engine import Engine, EngineOptions, ProviderFor
 from core.run.grid import Cell
+from core.run.probes import probe_specs, run_probes
 from core.run.spec import ResponseFinished, RunEvent, RunFinished, RunSpec, RunStarted
 
 
@@ -35,7 +37,10 @@ class EngineCellRunner:
         options: EngineOptions | None = None,
         progress: Progress | None = None,
         plan_cache: int = 256,
+        probe_judges: Callable[[RunSpec], Sequence[Judge]] | None = None,
     ):
+        """``probe_judges``: when given, every cell that finished is followed by its knowledge
+        probes (``core.run.probes``), scored by the judges it returns for a probe spec."""
         self._downstream = emit
         self.engine = Engine(provider_for, self._emit, judges=judges, options=options)
         self._prepare = prepare
@@ -46,6 +51,8 @@ class EngineCellRunner:
         self._status: dict[str, str] = {}
         self._errors: dict[str, str] = {}
         self._began: set[str] = set()
+        self._finished: dict[str, list[int]] = {}
+        self._probe_judges = probe_judges
         self.progress = progress or Progress()
 
     async def plan_for(self, cell: Cell) -> PromptPlan:
@@ -72,6 +79,8 @@ class EngineCellRunner:
                 p.unpriced += 1
             if event.error and event.status != "cancelled":
                 self._errors.setdefault(event.run_id, event.error)
+            if event.is_final_step and event.status in ("ok", "incomplete"):
+                self._finished.setdefault(event.run_id, []).append(event.slot)
         elif isinstance(event, RunStarted):
             self._began.add(event.run_id)
         elif isinstance(event, RunFinished):
@@ -90,4 +99,22 @@ class EngineCellRunner:
             return CellOutcome("error", f"could not prepare the prompt: {type(exc).__name__}: {exc}")
         await self.engine.run(cell.spec, plan, bundle, run_id=run_id)
         self._began.discard(run_id)
+        finished = [cell.spec.models[slot].id for slot in sorted(self._finished.pop(run_id, []))]
+        if self._probe_judges is not None and finished:
+            await self._probe(cell, run_id, bundle, finished)
         return CellOutcome(self._status.pop(run_id, "error"), self._errors.pop(run_id, None))
+
+    async def _probe(self, cell: Cell, run_id: str, bundle: UserBundle, models: list[str]) -> None:
+        """The cell's knowledge probes; a probe that cannot run is reported, the cell stays done."""
+        assert self._probe_judges is not None
+        specs = probe_specs(cell.spec, run_id, bundle, models)
+        try:
+            probe_ids = await run_probes(self.engine, self._probe_judges, self._prepare, specs, bundle)
+        except Exception as exc:  # a window refusal, an unknown pool: the answer itself is stored
+            self.progress.errors.append(f"probes of {run_id}: {type(exc).__name__}: {exc}")
+            return
+        for probe_id in probe_ids:  # their outcomes are not cells'
+            self._status.pop(probe_id, None)
+            self._errors.pop(probe_id, None)
+            self._began.discard(probe_id)
+            self._finished.pop(probe_id, None)

@@ -103,6 +103,7 @@ class _Run:
     spec: RunSpec
     plan: PromptPlan
     bundle: UserBundle
+    judges: list[Judge]
 
     @cached_property
     def hints(self) -> Hints:
@@ -154,12 +155,15 @@ class Engine:
         *,
         run_id: str | None = None,
         on_handle: Callable[[RunHandle], None] | None = None,
+        judges: Sequence[Judge] | None = None,
     ) -> str:
-        """Run to the end (or cancellation); returns the run id."""
+        """Run to the end (or cancellation); returns the run id. ``judges`` replaces the engine's
+        judges for this run (knowledge probes are scored by their own)."""
         handle = RunHandle(run_id or new_id("run"))
         if on_handle:
             on_handle(handle)
-        await self._run(handle, _Run(handle.run_id, spec, plan, bundle))
+        chosen = self._judges if judges is None else list(judges)
+        await self._run(handle, _Run(handle.run_id, spec, plan, bundle, chosen))
         return handle.run_id
 
     # -- orchestration -------------------------------------------------------------------
@@ -201,8 +205,8 @@ class Engine:
                 return finished.status
             outputs[step.name] = finished.text
             final = finished
-        if final is not None and self._judges:
-            await self._judge(run.run_id, final, run.spec, run.plan, run.bundle, slot.model)
+        if final is not None and run.judges:
+            await self._judge(run, final, slot.model)
         return "ok"
 
     async def _stream_step(
@@ -319,17 +323,9 @@ class Engine:
         )
 
     # -- judging -------------------------------------------------------------------------
-    async def _judge(
-        self,
-        run_id: str,
-        final: ResponseFinished,
-        spec: RunSpec,
-        plan: PromptPlan,
-        bundle: UserBundle,
-        model: ModelSpec,
-    ) -> None:
-        query = bundle.query(spec.query_id)
-        item = JudgeInput(bundle, query, spec.expression_type, plan, final.text, model.id)
+    async def _judge(self, run: _Run, final: ResponseFinished, model: ModelSpec) -> None:
+        query = run.bundle.query(run.spec.query_id)
+        item = JudgeInput(run.bundle, query, run.spec.expression_type, run.plan, final.text, model.id)
 
         async def complete(judge_spec: ModelSpec, messages: list[Message]) -> Completion:
             provider = self._provider_for(judge_spec)
@@ -337,6 +333,6 @@ class Engine:
             async with limit:
                 return await collect(provider, judge_spec, messages)
 
-        judgments = await judge_answer(self._judges, item, complete)
+        judgments = await judge_answer(run.judges, item, complete)
         for j in judgments:
-            self._emit(JudgeScored(run_id, final.response_id, j))
+            self._emit(JudgeScored(run.run_id, final.response_id, j))

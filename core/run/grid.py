@@ -70,6 +70,8 @@ class Grid(BaseModel):
     models: list[ModelSpec] = Field(min_length=1)
     judges: list[str] = Field(default_factory=list)
     method_options: dict = Field(default_factory=dict)
+    #: After each cell, ask its models the query's knowledge probes (``core.run.probes``).
+    probe: bool = False
     concurrency: Concurrency = Field(default_factory=Concurrency)
 
     @field_validator("models", mode="before")

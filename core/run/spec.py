@@ -54,6 +54,8 @@ class RunSpec(BaseModel):
     #: Serve every model from recorded responses instead of calling it.
     replay: bool = False
     label: str = ""
+    #: A knowledge probe (``core.run.probes``): the id of the run whose answers it probes, model by model.
+    probe_of: str | None = None
 
     @field_validator("filler_pools")
     @classmethod
@@ -66,8 +68,9 @@ class RunSpec(BaseModel):
         # Specs without inter turns or named pools dump as before these fields existed: stored
         # runs and batch cell keys (sha256 of the dump) stay the same.
         data = handler(self)
-        if data.get("filler_pools") is None:
-            data.pop("filler_pools", None)
+        for key in ("filler_pools", "probe_of"):
+            if data.get(key) is None:
+                data.pop(key, None)
         if data.get("turns") is None:
             data.pop("turns", None)
             if data.get("turns_order") == "official":

@@ -123,3 +123,35 @@ def test_bootstrap_ci_edge_cases():
 def test_accuracy():
     assert metrics.accuracy([True, False, True, True]) == 0.75
     assert metrics.accuracy([]) is None
+
+
+@pytest.mark.parametrize(
+    ("k", "n"), [(0, 1), (1, 1), (0, 10), (10, 10), (3, 10), (1, 2), (7, 9), (50, 100), (0, 250), (249, 250)]
+)
+@pytest.mark.parametrize("level", [0.95, 0.9])
+def test_wilson_ci_matches_scipy(k, n, level):
+    """Against ``scipy.stats.binomtest(k, n).proportion_ci(method="wilson")``, including 0 and n
+    successes, where the interval still has width (unlike the bootstrap)."""
+    from scipy.stats import binomtest
+
+    expected = binomtest(k, n).proportion_ci(confidence_level=level, method="wilson")
+    low, high = metrics.wilson_ci(k, n, level)
+    assert low == pytest.approx(float(expected.low), abs=1e-12)
+    assert high == pytest.approx(float(expected.high), abs=1e-12)
+    assert 0.0 <= low and high <= 1.0 and high - low > 0
+
+
+def test_wilson_ci_hand_computed_and_empty():
+    """k=0, n=1, z=1.96: centre = (z²/2)/(1+z²), half the same, so (0, z²/(1+z²)) = (0, 0.7935)."""
+    z2 = 1.959963984540054**2
+    assert metrics.wilson_ci(0, 1) == pytest.approx((0.0, z2 / (1 + z2)))
+    assert metrics.wilson_ci(1, 1) == pytest.approx((1 / (1 + z2), 1.0))
+    assert metrics.wilson_ci(0, 0) == (None, None)
+
+
+@pytest.mark.parametrize("n", [10, 250])
+def test_wilson_ci_of_zero_successes_contains_zero(n):
+    """No success: the Wilson lower bound is exactly 0 (scipy returns 0.0), so the interval holds the
+    observed rate 0. Rounding leaves a positive lower bound (2.8e-17 for n = 10)."""
+    low, _ = metrics.wilson_ci(0, n)
+    assert low <= 0.0

@@ -51,8 +51,9 @@ def test_main_screen_wide(snap_compare, tmp_path):
     """200×50, a stored demo run re-opened: timeline with ★ on maya-p1-e4a/e4b, the run bar
     (Maya Okafor, [open] p1 …, E4, Simple, zero-shot, demo:heuristic), three panes side by side
     with two-line headers (● ok · ttft · t/s / tokens · free (demo)), markdown answers starting at
-    the top of each pane, heuristic scores under each (oracle 5/5/5), and the Prompt tab showing
-    where the gold evidence sits."""
+    the top of each pane, heuristic scores under each (oracle 5/5/5), each pane's diagnosis label on
+    its bottom border (oracle "applied" in green, the others "undetermined: no probe" in grey), and
+    the Prompt tab showing where the gold evidence sits."""
     wb = _seeded(tmp_path)
     assert snap_compare(app_for(wb), terminal_size=(200, 50), run_before=_opened(wb, RUN))
 
@@ -62,7 +63,8 @@ def test_main_screen_80x24(snap_compare, tmp_path):
     "Maya Okafor (maya, sample)" with "models 3" and ▶ Run, the query "[open] p1-open I've got…" on a
     row of its own, expression/context/seed, method/judge/force; the three answers behind pane
     tabs that show all three model ids, demo:generic shown with its scores; a compact footer that
-    ends with "123456 Tabs", "f1 Help" and "^p palette", nothing cut."""
+    ends with "1234567 Tabs", "f1 Help" and "^p palette", nothing cut; the pane's bottom border shows
+    its diagnosis label "undetermined: no probe" (grey: the run was not probed)."""
     wb = _seeded(tmp_path)
     assert snap_compare(app_for(wb), terminal_size=(80, 24), run_before=_opened(wb, RUN))
 
@@ -70,9 +72,10 @@ def test_main_screen_80x24(snap_compare, tmp_path):
 @pytest.mark.parametrize("n, tab", list(enumerate(TABS, start=1)))
 def test_each_tab_at_80x24(snap_compare, tmp_path, n, tab):
     """80×24, the tab opened with its number key: the tabs take the whole width (timeline and
-    answers give way), all six tab titles visible, the tab's table or text fills the rest, and the
-    footer starts with the tab's own keys (Attributes: a/u/x; Relevance: y/n/d/D; Judges: h/p)
-    and still fits "123456 Tabs", "f1 Help" and "^p palette"."""
+    answers give way), all seven tab titles visible, the tab's table or text fills the rest, and the
+    footer starts with the tab's own keys (Attributes: a/u/x; Relevance: y/n/d/D; Judges: h/p;
+    Diagnosis: p, its text saying the run has no probes yet and each model's four steps) and still
+    fits "1234567 Tabs", "f1 Help" and "^p palette"."""
     wb = _seeded(tmp_path)
     store_extraction(wb)
 

@@ -27,6 +27,7 @@ COMMANDS: dict[str, str] = {
     "attributes": "tui.cli.judge:attributes",
     "relevance": "tui.cli.judge:relevance",
     "pairwise": "tui.cli.pairwise:pairwise",
+    "diagnose": "tui.cli.diagnose:diagnose",
     "batch": "tui.cli.batch:batch",
     "export": "tui.cli.export:export",
     "report": "tui.cli.export:report",
@@ -88,6 +89,7 @@ HELP = {
     "attributes": "Extract or list a user's attributes.",
     "relevance": "Show relevance decisions for a run.",
     "pairwise": "InterPref pass and win rate for two runs with opposed preferences.",
+    "diagnose": "Why each answer failed: not in context, not retrieved, not known, or not applied.",
     "batch": "Run a grid of cases with bounded concurrency (resumable).",
     "export": "Export runs to CSV or JSONL.",
     "report": "Aggregate tables of stored runs (by model, method, context …).",
@@ -147,6 +149,10 @@ EXAMPLES: dict[str, tuple[str, str]] = {
     "pairwise": (
         "prefscope pairwise 3e59b2be 9c01d4aa --judge openai:gpt-4o-mini",
         "prefscope pairwise 3e59b2be 9c01d4aa --judge anthropic:claude-3-5-haiku-latest",
+    ),
+    "diagnose": (
+        "prefscope diagnose 3e59b2be --probe --steps",
+        "prefscope diagnose --batch mybatch --json",
     ),
     "batch": (
         "prefscope batch --user maya --query-kind open --model demo:oracle --model demo:generic --dry-run",

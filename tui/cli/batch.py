@@ -101,6 +101,12 @@ def _confirm(est, yes: bool, usd: float, tokens: int) -> None:
 @click.option(
     "--per-provider", type=click.IntRange(1, 1024), default=None, help="Model calls in flight per provider (default 4)."
 )
+@click.option(
+    "--probe",
+    is_flag=True,
+    help="After each cell, ask its models the preference's knowledge probes (same context and method), "
+    "for `prefscope diagnose` / `report --diagnosis` (grid file: probe = true).",
+)
 @click.option("--retry-failed", is_flag=True, help="Also re-run cells that failed before.")
 @click.option("--dry-run", is_flag=True, help="Print the cells and the estimate, run nothing.")
 @click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
@@ -132,6 +138,7 @@ def batch(
     k,
     runs,
     per_provider,
+    probe,
     retry_failed,
     dry_run,
     yes,
@@ -169,6 +176,8 @@ def batch(
     view = progress_view(console)
     if filler_pools:
         grid = grid.model_copy(update={"filler_pools": sorted(set(filler_pools))})
+    if probe:
+        grid = grid.model_copy(update={"probe": True})
     workbench = open_workbench(ctx.obj, sample_data=False)
     if grid.users != "*":  # full ids or unique prefixes, like every command
         grid = grid.model_copy(update={"users": [user_of(workbench, u).user.id for u in grid.users]})

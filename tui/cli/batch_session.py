@@ -138,6 +138,7 @@ def open_batch(
             per_provider=grid.concurrency.per_provider, max_answer_chars=workbench.settings.max_answer_chars
         ),
         progress=progress,
+        probe_judges=workbench.judges if grid.probe else None,
     )
     store = SqliteCellStore(workbench.db, recorder.writer, recorder.lost)
     runner = BatchRunner(

@@ -161,6 +161,13 @@ def export(
 )
 @click.option("--cupid-by", default="instance_type", show_default=True)
 @click.option("--interpref", is_flag=True, help="Also InterPref pass rate (by --by) and Bradley–Terry coefficients.")
+@click.option(
+    "--diagnosis",
+    is_flag=True,
+    help="Instead of scores: the find → know → apply funnel per model × expression_type × context × method "
+    "(or --by), generalized preferences apart — counts per diagnosis label, applied and known-not-applied rates "
+    "with Wilson 95% CIs; --png draws it as stacked bars.",
+)
 @click.option("--chart/--no-chart", default=True, show_default=True, help="Terminal bar chart under each table.")
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False, writable=True), help="Write the tables as CSV.")
 @click.option("--png", "png_path", type=click.Path(dir_okay=False, writable=True), help="Write bar charts as PNG.")
@@ -183,6 +190,7 @@ def report(
     cupid,
     cupid_by,
     interpref,
+    diagnosis,
     chart,
     csv_path,
     png_path,
@@ -217,6 +225,9 @@ def report(
     f = resolve_filter(wb, f)
     db = wb.db
     protect = [wb.db_path]
+    if diagnosis:
+        _diagnosis_report(wb, f, by if by != "model" else None, as_json, csv_path, png_path, protect, force)
+        return
     try:
         tables = [summary_table(db, f, [metric] if metric else None)] if summary else []
         for m in () if summary else [metric] if metric else default_metrics(db, f):
@@ -262,5 +273,48 @@ def report(
         if png_path:
             write_png(tables, png_path, protect=protect, force=force)
             console.print(f"charts → {png_path}")
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+def _diagnosis_report(wb, f, by: str | None, as_json: bool, csv_path, png_path, protect, force) -> None:
+    """`report --diagnosis`: the funnel table (rich, JSON, CSV) and its stacked-bar PNG."""
+    import sqlite3
+
+    from rich.console import Console
+
+    from core.analysis.diagnosis_funnel import DEFAULT_FACTORS, funnel_table
+    from storage.db import is_corruption
+    from storage.export import answer_run_ids
+    from tui.cli.diagnosis_view import funnel_rich, write_funnel_png
+    from tui.cli.report_view import tables_json, write_csv
+    from tui.safe_text import safe_text
+
+    factors = [b.strip() for b in by.split(",") if b.strip()] if by else list(DEFAULT_FACTORS)
+    try:
+        items = wb.diagnoses(answer_run_ids(wb.db, f))
+    except sqlite3.DatabaseError as exc:
+        if not is_corruption(exc):
+            raise
+        raise _corrupt(wb, exc) from None
+    finally:
+        wb.close()
+    if f.models:
+        items = [i for i in items if i[0].model in f.models]
+    table = funnel_table(items, factors)
+    if as_json:
+        click.echo(tables_json([table]))
+    console = Console(stderr=as_json)
+    if not as_json:
+        console.print(funnel_rich(table))
+        for note in table.notes:
+            console.print(safe_text(f"note: {note}", style="dim"))
+    try:
+        if csv_path:
+            write_csv([table], csv_path, protect=protect, force=force)
+            console.print(f"table → {csv_path}")
+        if png_path:
+            write_funnel_png(table, png_path, protect=protect, force=force)
+            console.print(f"funnel → {png_path}")
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None

@@ -18,8 +18,14 @@ from tui.cli.spec_options import SpecOptions, spec_options
 @click.argument("query")
 @spec_options
 @click.option("--plain", is_flag=True, help="No live layout: print each answer when it finishes.")
+@click.option(
+    "--probe",
+    is_flag=True,
+    help="Then ask each model the preference's knowledge probes (its MCQ / true-false queries, else a "
+    "generated 'what do I prefer…?') in the same context and method, and print each answer's diagnosis.",
+)
 @click.pass_obj
-def run(obj, user: str, query: str, spec_options: SpecOptions, plain: bool) -> None:
+def run(obj, user: str, query: str, spec_options: SpecOptions, plain: bool, probe: bool) -> None:
     """Stream MODELs on one USER's QUERY side by side and store the run.
 
     USER and QUERY take a full id or a unique prefix. Exits 1 when every model failed (the
@@ -67,6 +73,12 @@ def run(obj, user: str, query: str, spec_options: SpecOptions, plain: bool) -> N
     console.print(Text.assemble("stored as run ", (str(run_id), "bold"), f" in {workbench.db_path}"))
     if interrupted:
         sys.exit(EXIT_INTERRUPTED)
+    if probe:
+        try:
+            _probe_and_diagnose(workbench, run_id, bundle)
+        except KeyboardInterrupt:
+            console.print("[yellow]interrupted: the probes answered so far are stored[/]")
+            sys.exit(EXIT_INTERRUPTED)
     errors = [
         terminal_safe(f"{c.label}: {c.finished.error if c.finished and c.finished.error else c.status}")
         for c in view.columns
@@ -74,6 +86,25 @@ def run(obj, user: str, query: str, spec_options: SpecOptions, plain: bool) -> N
     ]
     exit_for_failures("model", errors, len(view.columns))
     exit_for_failures("judgment", [terminal_safe(e) for e in judge_errors], judgments)
+
+
+def _probe_and_diagnose(workbench, run_id: str, bundle) -> None:
+    """Run the knowledge probes of the stored run, then print one diagnosis line per answer."""
+    from core.history.configs import ContextError
+    from tui.cli.diagnosis_view import answer_line
+
+    specs = workbench.probe_specs(run_id)
+    if not specs:
+        console.print("[dim]no knowledge probe for this query (not open, or no preference to know)[/]")
+    else:
+        console.print(f"probing: {', '.join(terminal_safe(s.query_id) for s in specs)} …")
+        try:
+            probe_ids = asyncio.run(workbench.run_probes(specs, bundle))
+        except ContextError as exc:
+            fail(f"probe not run: {terminal_safe(str(exc))}")
+        console.print(f"stored {len(probe_ids)} probe run(s): {', '.join(probe_ids)}")
+    for case, diagnosis, _ in workbench.diagnoses([run_id]):
+        console.print(answer_line(case.model, diagnosis))
 
 
 def check_models(settings, model_ids: list[str]) -> None:

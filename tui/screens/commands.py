@@ -49,6 +49,8 @@ def _commands(screen) -> list[tuple[str, Callable[[], object], str]]:
         ("Re-open the latest stored run", partial(_reopen_latest, screen), "Runs tab, enter"),
         ("Real answers: PrefEval's recorded Mixtral 8x7B answers", screen.action_real_answers, "f4"),
         ("Export the marked answers' runs as CSV…", screen.tabs.runs.grid.action_export, "Runs tab, e"),
+        ("Probe: ask the run's models its knowledge probes, then diagnose", screen.action_probe, "p"),
+        ("Diagnosis funnel of the runs listed", screen.tabs.runs.action_funnel, "Runs tab, d"),
         ("Force: send even past a model's context window (toggle)", partial(_toggle_force, screen), "run bar"),
     ]
     for n, (key, label) in enumerate(TABS.items(), start=1):

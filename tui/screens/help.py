@@ -23,7 +23,9 @@ HELP = """\
 | `enter` | timeline: open the session · Runs tab: re-open the run · Judges tab: full rationale and raw output |
 | `/` | full-text search over the user's turns |
 | `j` `k` `g` `G` | move in the timeline |
-| `1` … `6` | show a tab with the focus in it: Prompt, Evidence, Attributes, Relevance, Judges, Runs (80 columns: the tabs replace the answers) |
+| `1` … `7` | show a tab with the focus in it: Prompt, Evidence, Attributes, Relevance, Judges, Runs, Diagnosis (80 columns: the tabs replace the answers) |
+| `p` | probe: ask each model the preference's knowledge probes (same context and method), then diagnose each answer (Diagnosis tab, `7`) |
+| `d` | Runs tab: the diagnosis funnel of the runs listed (enter: its cases; enter again: open the run) |
 | `tab` / `shift+tab` | next / previous control: timeline, run bar row by row, answers, the shown tab |
 | `f2` | analysis tabs take the right side (80 columns: tabs ⇄ answers) |
 | `f3` | hide / show the timeline |

@@ -21,6 +21,7 @@ from core.plan import PromptPlan
 from core.run.spec import RunSpec
 from core.text.terminal_safe import terminal_safe
 from tui.safe_text import safe_text
+from tui.widgets.diagnosis_tab import PROBE_ACTION, PROBE_TOOLTIP, DiagnosisView
 from tui.widgets.estimate_line import EstimateLine
 from tui.widgets.judges_tab import JudgesTable
 from tui.widgets.prompt_tab import plan_text
@@ -39,7 +40,7 @@ def _key(key: str, action: str, label: str, tooltip: str, show: bool = True) -> 
     return Binding(key, action, label, id=action, tooltip=tooltip, show=show)
 
 
-#: One number key per analysis tab; the footer shows them as one group ("123456 Tabs").
+#: One number key per analysis tab; the footer shows them as one group ("1234567 Tabs").
 TAB_KEYS = [
     Binding(
         str(n),
@@ -54,6 +55,8 @@ TAB_KEYS = [
 #: Keys that only mean something while a run streams / when an answer pane has the focus.
 WHILE_RUNNING = {"cancel_pane", "cancel_all"}
 IN_A_PANE = {"retry_pane", "toggle_reasons"}
+#: Keys that need a finished run on screen (live or re-opened).
+WITH_A_RUN = {"probe"}
 
 
 class MainScreen(Screen):
@@ -63,6 +66,8 @@ class MainScreen(Screen):
         _key("ctrl+x", "cancel_all", "Cancel all", "Cancel every running model"),
         _key("ctrl+t", "retry_pane", "Retry", "Run the focused model again"),
         _key("r", "toggle_reasons", "Reasons", "Show or hide judge rationales"),
+        # shown in the footer by the answer panes and the Diagnosis tab (tui.widgets.diagnosis_tab.probe_binding)
+        _key("p", PROBE_ACTION, "Probe", PROBE_TOOLTIP, show=False),
         _key("ctrl+o", "pick_models", "Models", "Choose which models to run"),
         _key(
             "f2",
@@ -229,6 +234,7 @@ class MainScreen(Screen):
         self.tabs.judges.clear_items()
         self.tabs.evidence.show([], [m.id for m in spec.models])
         self.tabs.relevance.show_run(None, None, None, None)  # the last run's labels are not this run's
+        self.tabs.diagnosis.clear("The run is streaming: each answer is diagnosed once it is judged.")
         await self.run_view.start(spec, plan, self.bundle)
         self.refresh_timeline()
 
@@ -238,6 +244,8 @@ class MainScreen(Screen):
 
     def on_run_view_judgments_shown(self, message: RunView.JudgmentsShown) -> None:
         self.tabs.judges.set_items(message.items)
+        if not self.run_view.running and self.tabs.diagnosis.run_id == self.run_view.run_id:
+            self._show_diagnosis()  # the operator's own scores come first in the verdict
 
     def on_run_view_finished(self, message: RunView.Finished) -> None:
         self.refresh_bindings()  # the cancel keys leave the footer
@@ -251,6 +259,20 @@ class MainScreen(Screen):
         if view.spec is not None and view.plan is not None and view.bundle is not None:
             self.tabs.evidence.show_run(view.bundle, view.spec, view.plan, dict(view.final_texts))
             self.tabs.relevance.show_run(view.run_id, view.spec.query_id, view.bundle, view.plan)
+            self._show_diagnosis()
+
+    def _show_diagnosis(self) -> None:
+        view = self.run_view
+        demo = [m.id for m in view.spec.models if m.is_demo] if view.spec is not None else []
+        self.tabs.diagnosis.show_run(view.run_id, demo)
+        self.refresh_bindings()  # the probe key needs a run on screen
+
+    def on_diagnosis_view_diagnosed(self, message: DiagnosisView.Diagnosed) -> None:
+        if message.run_id is None or message.run_id == self.run_view.run_id:
+            self.run_view.show_diagnoses(message.by_response, probing=message.probing)
+
+    def on_diagnosis_view_probes_stored(self, _: DiagnosisView.ProbesStored) -> None:
+        self.tabs.runs.refresh_runs()  # the probe runs are stored runs too
 
     def on_judges_table_score_requested(self, message: JudgesTable.ScoreRequested) -> None:
         self.run_view.score_answer(message.response_id)
@@ -310,6 +332,20 @@ class MainScreen(Screen):
 
     def action_human_score(self) -> None:
         self.run_view.score_answer(None)
+
+    def action_probe(self) -> None:
+        """Ask the run's models its preference's knowledge probes (a worker), then diagnose again."""
+        view = self.run_view
+        if view.running:
+            self.notify("Probe once the run has finished.", severity="warning")
+            return
+        if view.run_id is None:
+            self.notify("Run the models (ctrl+r) or re-open a stored run (Runs tab) first.")
+            return
+        if self.tabs.diagnosis.run_id != view.run_id:
+            self._show_diagnosis()
+        if self.tabs.diagnosis.probe(view.run_id) and not self.has_class("narrow"):
+            self.tabs.show_tab("diagnosis")  # the progress shows there (the focus stays where it is)
 
     def action_zoom_tabs(self) -> None:
         self.toggle_class("tabs-zoomed")
@@ -379,6 +415,8 @@ class MainScreen(Screen):
             return self.run_view.running
         if action in IN_A_PANE:
             return self._pane_has_focus()
+        if action in WITH_A_RUN:
+            return self.run_view.run_id is not None and not self.run_view.running
         return True
 
     def _pane_has_focus(self) -> bool:

@@ -1,4 +1,5 @@
-"""One model's answer: a two-line header (status, timings, tokens, cost), the reply, judge scores.
+"""One model's answer: a two-line header (status, timings, tokens, cost), the reply, judge scores,
+and once judged its diagnosis label (find → know → apply) on the bottom border.
 
 The reply streams into a StreamingMarkdown (see its module for the measurements behind it):
 formatted while it streams, at a cost per update that does not grow with the reply's length.
@@ -18,6 +19,7 @@ from textual.widgets import Static
 
 from core.text.terminal_safe import terminal_safe
 from tui.safe_text import safe_text
+from tui.widgets.diagnosis_tab import probe_binding
 from tui.widgets.streaming_markdown import StreamingMarkdown
 
 STATUS_STYLE = {
@@ -92,6 +94,7 @@ def header_lines(status: str, step: str, metrics: PaneMetrics | None, is_demo: b
 
 
 class ResponsePane(Vertical, can_focus=True):
+    BINDINGS = [probe_binding()]
     DEFAULT_CSS = """
     ResponsePane { border: round $panel; height: 1fr; width: 1fr; }
     ResponsePane:focus-within, ResponsePane:focus { border: round $accent; }
@@ -114,6 +117,7 @@ class ResponsePane(Vertical, can_focus=True):
         self._metrics: PaneMetrics | None = None
         self._judgments: list = []
         self.show_rationales = False
+        self.diagnosis = None  # core.analysis.diagnosis.Diagnosis of the final answer, once judged
         self.border_title = safe_text(self.label)  # a str title would be parsed as markup
 
     @property
@@ -189,6 +193,7 @@ class ResponsePane(Vertical, can_focus=True):
         self.response_id = None
         self._metrics = None
         self._judgments.clear()
+        self.set_diagnosis(None)
         self.remove_class("error")
         self._body.set_text("")
         self._refresh_header()
@@ -212,12 +217,30 @@ class ResponsePane(Vertical, can_focus=True):
         scores.set_class(not self._judgments, "empty")
         scores.update(scores_text(self._judgments, self.show_rationales))
 
+    # -- diagnosis -----------------------------------------------------------------------
+    def set_diagnosis(self, diagnosis, *, probing: bool = False) -> None:
+        """Show the final answer's diagnosis label (coloured) on the bottom border; None clears it."""
+        self.diagnosis = diagnosis
+        self.border_subtitle = diagnosis_subtitle(diagnosis, probing)
+
     # -- header --------------------------------------------------------------------------
     def _refresh_header(self) -> None:
         self.query_one(".pane-header", Static).update(self._header_text())
 
     def _header_text(self) -> Text:
         return header_lines(self.status, self.step, self._metrics, self.is_demo)
+
+
+def diagnosis_subtitle(diagnosis, probing: bool = False) -> Text:
+    """``not known`` in its colour (``tui.cli.diagnosis_view.COLOURS``); ``probing …`` while the
+    probes run (the label may change: a narrow pane's border has room for one of them)."""
+    if probing:
+        return Text("probing …", "italic cyan")
+    if diagnosis is None:
+        return Text()
+    from tui.cli.diagnosis_view import label_text
+
+    return label_text(diagnosis)
 
 
 def _status_note(status: str, error: str | None, partial: bool) -> str:

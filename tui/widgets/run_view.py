@@ -203,6 +203,13 @@ class RunView(Vertical):
             pane.set_judgments([j for j in rows if j.response_id == pane.response_id and j.kind != "pairwise"])
         self.post_message(self.JudgmentsShown(self._items(rows)))
 
+    def show_diagnoses(self, by_response: dict, *, probing: bool = False) -> None:
+        """Each pane's diagnosis label (response id -> ``Diagnosis``). Panes whose answer is not in
+        it keep theirs: after a retry, the other panes still show the first run's answers."""
+        for pane in self.panes:
+            if pane.response_id in by_response:
+                pane.set_diagnosis(by_response[pane.response_id], probing=probing)
+
     # -- pane actions --------------------------------------------------------------------
     def focused_pane(self) -> ResponsePane | None:
         node: DOMNode | None = self.screen.focused

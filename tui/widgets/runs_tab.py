@@ -2,14 +2,16 @@
 
 The grid (:mod:`tui.widgets.results_grid`) holds the keys; typing in the filter box narrows its
 rows (``model:oracle alignment:>=4``, or plain words); ``enter`` or ``down`` there goes to the
-grid, ``f`` on the grid back to the box. Re-opening a run is the screen's (it resets
-the run bar, the panes and the tabs), so the grid posts a message and :meth:`RunsView.load_stored`
-reads the run back for the screen.
+grid, ``f`` on the grid back to the box; ``d`` opens the diagnosis funnel of the answers listed
+(:mod:`tui.screens.funnel`; knowledge-probe runs left out: they are diagnosed with the run they
+probe). Re-opening a run is the screen's (it resets the run bar, the panes and the tabs), so the
+grid posts a message and :meth:`RunsView.load_stored` reads the run back for the screen.
 """
 
 from __future__ import annotations
 
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical
 from textual.timer import Timer
 from textual.widgets import Input
@@ -21,7 +23,7 @@ from tui.widgets.worker_errors import flush_or_notify
 FILTER_PAUSE_S = 0.15
 FILTER_HINT = (
     "filter: words or column:value (model:oracle alignment:>=4) · on the grid: enter open · "
-    "s sort · h histogram · e export · f back here"
+    "s sort · h histogram · e export · d funnel · f back here"
 )
 
 
@@ -30,6 +32,17 @@ class RunsView(Vertical):
     RunsView > Input { height: 1; border: none; padding: 0 1; background: $boost; }
     RunsView > ResultsGrid { height: 1fr; }
     """
+
+    BINDINGS = [
+        Binding(
+            "d",
+            "funnel",
+            "Funnel",
+            id="runs.funnel",
+            tooltip="Diagnosis funnel of the runs listed: per model × expression × context × method",
+            show=False,  # 80 columns hold no more keys: the filter box's hint names it
+        ),
+    ]
 
     def __init__(self, workbench, *, id: str | None = None):
         super().__init__(id=id)
@@ -69,6 +82,35 @@ class RunsView(Vertical):
         if event.key == "down" and isinstance(self.app.focused, Input):
             event.stop()
             self.grid.focus()
+
+    def listed(self) -> tuple[list[str], list[str]]:
+        """The runs and answers the grid lists (filter applied), in row order, without
+        knowledge-probe runs (they are diagnosed with the run they probe)."""
+        from core.run.probes import LABEL_PREFIX
+        from storage.results_grid import GridRow
+
+        probe = LABEL_PREFIX.rstrip(":")
+        rows = [
+            r
+            for r in self.grid.shown
+            if isinstance(r, GridRow) and not (r.batch == probe or r.batch.startswith(LABEL_PREFIX))
+        ]
+        return list(dict.fromkeys(r.run_id for r in rows)), [r.response_id for r in rows]
+
+    def action_funnel(self) -> None:
+        from tui.screens.funnel import FunnelScreen
+
+        run_ids, response_ids = self.listed()
+        if not run_ids:
+            self.notify("No runs listed to diagnose (clear the filter, or run something first).")
+            return
+
+        def closed(run_id: str | None) -> None:
+            if run_id:  # re-opened by the screen, as enter on the grid does
+                self.grid.post_message(ResultsGrid.Chosen(run_id))
+
+        screen = FunnelScreen(self.workbench, run_ids, self.grid.filter_text, response_ids=response_ids)
+        self.app.push_screen(screen, closed)
 
     def load_stored(self, run_id: str):
         """The stored run (``storage.runs.StoredRun``) to re-open, or None (the operator is told

@@ -1,5 +1,5 @@
-"""The analysis tabs under the panes: Prompt, Evidence, Attributes, Relevance, Judges, Runs
-(keys 1…6 on the main screen, in this order).
+"""The analysis tabs under the panes: Prompt, Evidence, Attributes, Relevance, Judges, Runs,
+Diagnosis (keys 1…7 on the main screen, in this order).
 
 A container that composes a ``TabbedContent`` (so the tab strip shows) with one widget per tab.
 Each tab renders what the screen hands it and handles its own keys; those that store the
@@ -13,6 +13,7 @@ from textual.containers import Vertical
 from textual.widgets import TabbedContent, TabPane
 
 from tui.widgets.attributes_tab import AttributesView
+from tui.widgets.diagnosis_tab import DiagnosisView
 from tui.widgets.evidence_tab import EvidenceTable
 from tui.widgets.judges_tab import JudgesTable
 from tui.widgets.prompt_tab import PromptView
@@ -26,6 +27,7 @@ TABS = {
     "relevance": "Relevance",
     "judges": "Judges",
     "runs": "Runs",
+    "diagnosis": "Diagnosis",
 }
 
 
@@ -55,6 +57,8 @@ class AnalysisTabs(Vertical):
                 yield JudgesTable(id="judges-table")
             with TabPane(TABS["runs"], id="tab-runs"):
                 yield RunsView(self.workbench, id="runs-view")
+            with TabPane(TABS["diagnosis"], id="tab-diagnosis"):
+                yield DiagnosisView(self.workbench, id="diagnosis-view")
 
     def show_tab(self, name: str) -> None:
         self.query_one(TabbedContent).active = f"tab-{name}"
@@ -108,3 +112,7 @@ class AnalysisTabs(Vertical):
     @property
     def runs(self) -> RunsView:
         return self.query_one(RunsView)
+
+    @property
+    def diagnosis(self) -> DiagnosisView:
+        return self.query_one(DiagnosisView)

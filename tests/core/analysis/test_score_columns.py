@@ -69,8 +69,12 @@ def test_parsers_are_their_own_judge_source():
     assert source_of(judgment("openai:gpt-4o")) == "llm"
     assert source_of(judgment("demo:heuristic", heuristic=True)) == "heuristic"
     assert source_of(judgment("ann", human=True)) == "human"
-    # Every judge that calls no model and is not the heuristic one scores as a parser.
+    # Every judge that calls no model and reads no words heuristically scores as a parser.
+    heuristic = ("demo:heuristic", "probe-recall")
     for entry in JUDGES.values():
-        if not entry.needs_model and entry.name != "demo:heuristic":
+        if not entry.needs_model and entry.name not in heuristic:
             module = importlib.import_module(entry.target.partition(":")[0])
             assert source_of(judgment(module.JUDGE_MODEL)) == "parser", entry.name
+    from core.judges.probe_recall import ProbeRecallJudge
+
+    assert source_of(ProbeRecallJudge().judge_text("eats at 3 a.m.", [], "at 3 a.m.")) == "heuristic"

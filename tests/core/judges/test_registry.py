@@ -41,6 +41,7 @@ def test_the_registry_is_the_one_list_of_judges():
     assert list(JUDGE_CHOICES) == [
         "demo:heuristic",
         "choice",
+        "probe-recall",
         "locomo",
         "rubric",
         "checklist",
