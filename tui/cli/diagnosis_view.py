@@ -76,15 +76,31 @@ def _rate(value, low, high, of: int | None = None) -> str:
     return f"{value:.0%}{ci}" + (f"\nof {of}" if of else "")
 
 
-def group_label(table: ReportTable, row: list) -> str:
-    """The row's factor values, ``E1`` for an expression type; the origin only when it is not the
-    usual one (generalized rows stand apart)."""
+def _shown(name: str, value) -> str:
+    return f"E{value}" if name == "expression_type" else str(value)
+
+
+def shared_factors(table: ReportTable) -> dict[str, object]:
+    """Factors with one value in every row (said once, above the table), when there are rows."""
+    n_i = table.columns.index("n")
+    if len(table.rows) < 2:
+        return {}
+    return {
+        name: table.rows[0][i]
+        for i, name in enumerate(table.columns[:n_i])
+        if len({repr(r[i]) for r in table.rows}) == 1 and table.rows[0][i] not in (None, "n/a")
+    }
+
+
+def group_label(table: ReportTable, row: list, skip: dict[str, object] | None = None) -> str:
+    """The row's factor values (``E1`` for an expression type) but those in ``skip``; the origin
+    only when it is not the usual one (generalized rows stand apart)."""
     n_i = table.columns.index("n")
     parts = []
     for name, value in zip(table.columns[:n_i], row[:n_i]):
-        if value is None or value in ("n/a", "original"):
+        if value is None or value in ("n/a", "original") or name in (skip or {}):
             continue
-        parts.append(f"E{value}" if name == "expression_type" else str(value))
+        parts.append(_shown(name, value))
     return " · ".join(parts) or "all"
 
 
@@ -94,8 +110,12 @@ def funnel_rich(table: ReportTable) -> Table:
     answers whose probes passed, the share not applied), each over its Wilson 95% interval."""
     n_i = table.columns.index("n")
     col = table.columns.index
+    shared = shared_factors(table)
+    said = " · ".join(f"{k.replace('_', ' ')} {_shown(k, v)}" for k, v in shared.items() if v != "original")
     out = Table(
         title=safe_text(table.title),
+        caption=safe_text(f"every row: {said}") if said else None,
+        caption_justify="left",
         title_justify="left",
         box=box.SIMPLE_HEAD,
         show_edge=False,
@@ -110,7 +130,7 @@ def funnel_rich(table: ReportTable) -> Table:
     out.add_column("k¬a\nrate", justify="right", no_wrap=True)
     for row in table.rows:
         out.add_row(
-            safe_text(group_label(table, row)),
+            safe_text(group_label(table, row, shared)),
             str(row[n_i]),
             *(str(row[col(label)]) for label in LABELS),
             _rate(row[col("applied_rate")], row[col("ci_low")], row[col("ci_high")]),
