@@ -26,7 +26,8 @@ def diagnose(obj, run_ids, labels, probe, steps, as_json) -> None:
     from rich.console import Console
 
     from storage.export import RunFilter, answer_run_ids
-    from tui.cli.diagnosis_view import answer_line, label_text
+    from tui.cli.diagnosis_view import answer_line
+    from tui.diagnosis_style import label_text
     from tui.safe_text import safe_text
 
     if not run_ids and not labels:
@@ -78,14 +79,23 @@ def diagnose(obj, run_ids, labels, probe, steps, as_json) -> None:
 
 
 def _probe_missing(workbench, run_ids: list[str], run) -> None:
-    """Probe every run that has no probe run yet (open queries with a preference only)."""
+    """Probe every run that has no probe run yet (open queries with a preference only). A run
+    that cannot be probed (its user gone, a prompt past a window) is named and skipped."""
+    from rich.console import Console
+
+    from core.history.configs import ContextError
+    from core.text.terminal_safe import terminal_safe
     from storage.runs import probe_run_ids
 
     have = probe_run_ids(workbench.db, run_ids)
     for run_id in run_ids:
         if have[run_id]:
             continue
-        specs = workbench.probe_specs(run_id)
-        if specs:
-            run(workbench.run_probes(specs, workbench.user(specs[0].user_id)))
+        try:
+            specs = workbench.probe_specs(run_id)
+            if specs:
+                run(workbench.run_probes(specs, workbench.user(specs[0].user_id)))
+        except (ContextError, LookupError) as exc:
+            message = terminal_safe(f"{run_id}: not probed: {exc}")
+            Console(stderr=True, highlight=False).print(message, style="yellow", markup=False)
     workbench.flush()

@@ -21,22 +21,8 @@ from core.analysis.diagnosis import (
 )
 from core.analysis.report import ReportTable
 from storage.output_files import replace_atomically
+from tui.diagnosis_style import COLOURS, MARK, label_text
 from tui.safe_text import safe_text
-
-#: One colour per label, shared by the terminal and the PNG: losses warm, applied green, unknown grey.
-COLOURS = {
-    NOT_IN_CONTEXT: "#c0392b",
-    NOT_RETRIEVED: "#e67e22",
-    NOT_KNOWN: "#d4ac0d",
-    KNOWN_NOT_APPLIED: "#8e44ad",
-    APPLIED: "#27ae60",
-    "undetermined": "#95a5a6",
-}
-MARK = {"pass": "✓", "fail": "✗", "unknown": "?", "n/a": "–"}
-
-
-def label_text(diagnosis: Diagnosis) -> Text:
-    return Text(diagnosis.label, style=f"bold {COLOURS[diagnosis.category]}")
 
 
 def answer_line(model: str, diagnosis: Diagnosis, *, demo: bool = False) -> Text:

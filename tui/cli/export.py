@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import io
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -69,6 +71,24 @@ def _corrupt(wb, exc: Exception) -> click.ClickException:
     return click.ClickException(refusal_message(wb.db_path, exc))
 
 
+@contextmanager
+def _reading(wb) -> Iterator:
+    """The workbench's database for one command's reads, closed after; damage met mid-query is
+    one line naming the file (:func:`_corrupt`)."""
+    import sqlite3
+
+    from storage.db import is_corruption
+
+    try:
+        yield wb.db
+    except sqlite3.DatabaseError as exc:
+        if not is_corruption(exc):
+            raise
+        raise _corrupt(wb, exc) from None
+    finally:
+        wb.close()
+
+
 @click.command("export")
 @filters
 @click.option("--format", "fmt", type=click.Choice(["csv", "jsonl"]), default="csv", show_default=True)
@@ -90,37 +110,28 @@ def export(
     """Export runs to CSV or JSONL (UTF-8, header row; CSV cells that look like formulas get a leading ').
 
     --out is written whole or not at all, never onto a database, and replaces a file only with --force."""
-    import sqlite3
-
-    from storage.db import is_corruption
     from storage.export import export as do_export
     from storage.output_files import OutputRefused, replace_atomically
 
     f = _run_filter(run_ids, users, models, methods, contexts, labels, since)
     wb = _workbench(ctx, [out], force)
     f = resolve_filter(wb, f)  # unknown or ambiguous ids: one red line, not an empty file
-    db = wb.db
-    try:
-        if out:
-            with replace_atomically(out, protect=[wb.db_path], force=force) as fh:
-                n = do_export(db, fh, f=f, fmt=fmt, layout=layout)
-            click.echo(f"{n:,} rows → {out}", err=True)
-        else:
-            stream = io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8", newline="", write_through=False)
-            try:
-                n = do_export(db, stream, f=f, fmt=fmt, layout=layout)
-                stream.flush()
-            finally:
-                stream.detach()
-            click.echo(f"{n:,} rows", err=True)
-    except OutputRefused as exc:
-        raise click.ClickException(str(exc)) from None
-    except sqlite3.DatabaseError as exc:
-        if not is_corruption(exc):
-            raise
-        raise _corrupt(wb, exc) from None
-    finally:
-        wb.close()
+    with _reading(wb) as db:
+        try:
+            if out:
+                with replace_atomically(out, protect=[wb.db_path], force=force) as fh:
+                    n = do_export(db, fh, f=f, fmt=fmt, layout=layout)
+                click.echo(f"{n:,} rows → {out}", err=True)
+            else:
+                stream = io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8", newline="", write_through=False)
+                try:
+                    n = do_export(db, stream, f=f, fmt=fmt, layout=layout)
+                    stream.flush()
+                finally:
+                    stream.detach()
+                click.echo(f"{n:,} rows", err=True)
+        except OutputRefused as exc:
+            raise click.ClickException(str(exc)) from None
 
 
 @click.command("report")
@@ -199,11 +210,8 @@ def report(
     """Aggregate tables: n, mean and bootstrap 95% CI by any factors (e.g. --by expression_type,model).
 
     --csv / --png are written whole or not at all, never onto a database, and replace a file only with --force."""
-    import sqlite3
-
     from rich.console import Console
 
-    from storage.db import is_corruption
     from storage.report import (
         ReportError,
         agreement_table,
@@ -223,37 +231,31 @@ def report(
     factors = [b for b in by.split(",") if b.strip()]
     wb = _workbench(ctx, [csv_path, png_path], force)
     f = resolve_filter(wb, f)
-    db = wb.db
     protect = [wb.db_path]
     if diagnosis:
         _diagnosis_report(wb, f, by if by != "model" else None, as_json, csv_path, png_path, protect, force)
         return
-    try:
-        tables = [summary_table(db, f, [metric] if metric else None)] if summary else []
-        for m in () if summary else [metric] if metric else default_metrics(db, f):
-            tables.append(score_table(db, m, factors, f, sources=sources or None))
-            agreement = agreement_table(db, m, factors, f)
-            if agreement.rows:  # only where human scores exist
-                tables.append(agreement)
-        lme = longmemeval_table(db, factors, f) if not summary else None
-        if lme is not None and lme.rows:  # only where longmemeval judgments exist
-            tables.append(lme)
-        loc = locomo_table(db, factors, f) if not summary else None
-        if loc is not None and loc.rows:  # only where metric:locomo judgments exist
-            tables.append(loc)
-        if cupid:
-            cupid_factors = [b for b in cupid_by.split(",") if b.strip()]
-            tables += [matching_table(db, cupid_factors, f), cupid_generation_table(db, cupid_factors, f)]
-        if interpref:
-            tables += [pass_table(db, factors, f), bradley_terry_table(db, f)]
-    except ReportError as exc:
-        raise click.ClickException(str(exc)) from None
-    except sqlite3.DatabaseError as exc:
-        if not is_corruption(exc):
-            raise
-        raise _corrupt(wb, exc) from None
-    finally:
-        wb.close()
+    with _reading(wb) as db:
+        try:
+            tables = [summary_table(db, f, [metric] if metric else None)] if summary else []
+            for m in () if summary else [metric] if metric else default_metrics(db, f):
+                tables.append(score_table(db, m, factors, f, sources=sources or None))
+                agreement = agreement_table(db, m, factors, f)
+                if agreement.rows:  # only where human scores exist
+                    tables.append(agreement)
+            lme = longmemeval_table(db, factors, f) if not summary else None
+            if lme is not None and lme.rows:  # only where longmemeval judgments exist
+                tables.append(lme)
+            loc = locomo_table(db, factors, f) if not summary else None
+            if loc is not None and loc.rows:  # only where metric:locomo judgments exist
+                tables.append(loc)
+            if cupid:
+                cupid_factors = [b for b in cupid_by.split(",") if b.strip()]
+                tables += [matching_table(db, cupid_factors, f), cupid_generation_table(db, cupid_factors, f)]
+            if interpref:
+                tables += [pass_table(db, factors, f), bradley_terry_table(db, f)]
+        except ReportError as exc:
+            raise click.ClickException(str(exc)) from None
     from tui.safe_text import safe_text
 
     if as_json:
@@ -279,33 +281,26 @@ def report(
 
 def _diagnosis_report(wb, f, by: str | None, as_json: bool, csv_path, png_path, protect, force) -> None:
     """`report --diagnosis`: the funnel table (rich, JSON, CSV) and its stacked-bar PNG."""
-    import sqlite3
-
     from rich.console import Console
 
     from core.analysis.diagnosis_funnel import DEFAULT_FACTORS, funnel_table
-    from storage.db import is_corruption
     from storage.export import answer_run_ids
     from tui.cli.diagnosis_view import funnel_rich, write_funnel_png
     from tui.cli.report_view import tables_json, write_csv
     from tui.safe_text import safe_text
 
     factors = [b.strip() for b in by.split(",") if b.strip()] if by else list(DEFAULT_FACTORS)
-    try:
-        items = wb.diagnoses(answer_run_ids(wb.db, f))
-    except sqlite3.DatabaseError as exc:
-        if not is_corruption(exc):
-            raise
-        raise _corrupt(wb, exc) from None
-    finally:
-        wb.close()
+    with _reading(wb) as db:
+        items = wb.diagnoses(answer_run_ids(db, f))
     if f.models:
         items = [i for i in items if i[0].model in f.models]
     table = funnel_table(items, factors)
     if as_json:
         click.echo(tables_json([table]))
     console = Console(stderr=as_json)
-    if not as_json:
+    if not as_json and not table.rows:
+        console.print("no final answers in this selection to diagnose (see `prefscope runs`)")
+    elif not as_json:
         console.print(funnel_rich(table))
         for note in table.notes:
             console.print(safe_text(f"note: {note}", style="dim"))

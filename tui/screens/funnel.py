@@ -147,7 +147,7 @@ class FunnelScreen(Screen[str | None]):
         self._fill()
 
     def _fill(self) -> None:
-        from tui.cli.diagnosis_view import COLOURS
+        from tui.diagnosis_style import COLOURS
 
         table = self.table
         grid = self.query_one("#funnel-table", DataTable)
@@ -178,7 +178,7 @@ class FunnelScreen(Screen[str | None]):
 
     # -- a group's answers ---------------------------------------------------------------
     def show_group(self, row_index: int) -> None:
-        from tui.cli.diagnosis_view import label_text
+        from tui.diagnosis_style import label_text
 
         if self.table is None or not (0 <= row_index < len(self.table.rows)):
             return

@@ -57,7 +57,7 @@ def deciding_steps(diagnosis) -> set[str]:
 def diagnosis_block(case, diagnosis, *, demo: bool = False) -> Group:
     """``model  label``, then every step (n/a ones dimmed) with its mark and evidence (the steps
     that decided the label in bold; long evidence wraps in its own column), then notes."""
-    from tui.cli.diagnosis_view import MARK, label_text
+    from tui.diagnosis_style import MARK, label_text
 
     head = safe_text(case.model + (" (demo)" if demo else ""), "bold")
     head.append("  ").append_text(label_text(diagnosis))

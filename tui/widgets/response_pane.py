@@ -232,13 +232,13 @@ class ResponsePane(Vertical, can_focus=True):
 
 
 def diagnosis_subtitle(diagnosis, probing: bool = False) -> Text:
-    """``not known`` in its colour (``tui.cli.diagnosis_view.COLOURS``); ``probing …`` while the
+    """``not known`` in its colour (``tui.diagnosis_style.COLOURS``); ``probing …`` while the
     probes run (the label may change: a narrow pane's border has room for one of them)."""
     if probing:
         return Text("probing …", "italic cyan")
     if diagnosis is None:
         return Text()
-    from tui.cli.diagnosis_view import label_text
+    from tui.diagnosis_style import label_text
 
     return label_text(diagnosis)
 
