@@ -73,6 +73,10 @@ WIDE_BASE = [
     "filler_pools",
     # inter turns between the preference and the question (prefeval-turns, imported PrefEval results)
     "turns",
+    # position sweeps: the depth the gold evidence was moved to (empty: not moved)
+    "evidence_depth",
+    # repeats of one cell: 0, 1 …
+    "repeat",
 ]
 LONG_COLUMNS = [
     "run_id",
@@ -119,6 +123,8 @@ class RunFilter:
     since: str | None = None
     #: Batch name (stored as the runs' label).
     labels: list[str] = field(default_factory=list)
+    #: False: leave knowledge-probe runs out (``runs.probe_of`` set), as answers-only views need.
+    probes: bool = True
 
 
 def _in(column: str, values: list, args: list) -> str:
@@ -141,6 +147,8 @@ def run_where(f: RunFilter, args: list, alias: str = "r") -> str:
     if f.since:
         parts.append(f"{alias}.created_at >= ?")
         args.append(f.since)
+    if not f.probes:
+        parts.append(f"{alias}.probe_of IS NULL")
     return " AND ".join(parts) or "1"
 
 
@@ -238,7 +246,8 @@ def _response_sql(f: RunFilter, args: list) -> str:
                p.output_tokens, p.cost_usd, p.ttft_ms, p.duration_ms, p.cache_hit, p.text,
                json_extract(r.plan, '$.filler_pools'),
                {_PROMPT_TOKENS}, {_EVIDENCE_DISTANCE}, {_GOLD_RETRIEVED}, {_STEP_TOKENS},
-               json_extract(r.spec, '$.turns')
+               json_extract(r.spec, '$.turns'), json_extract(r.spec, '$.evidence_depth'),
+               coalesce(json_extract(r.spec, '$.repeat'), 0)
         FROM runs r
         JOIN responses p ON p.run_id = r.id AND p.is_final = 1
         LEFT JOIN queries q ON q.user_id = r.user_id AND q.id = r.query_id
@@ -302,6 +311,8 @@ def wide_rows(db: Database, f: RunFilter | None = None) -> tuple[list[str], Iter
                 failures.get(rid, 0),
                 " ".join(json.loads(r[26])) if r[26] else "",  # the pools the context drew filler from
                 r[31],
+                r[32],
+                r[33],
                 *(mine.get(c) for c in score_cols),
                 r[25],
             ]

@@ -19,7 +19,8 @@ from collections.abc import Iterable
 
 from sqlite_utils import Database
 
-from core.analysis import report, score_columns
+from core.analysis import repeats, report, score_columns
+from core.analysis.heatmap import Heatmap, heatmaps
 from core.analysis.report import JudgmentRow, ReportTable, ResponseRow
 from core.formats.locomo import CATEGORY_NAMES
 from storage.export import RunFilter, model_where, run_where
@@ -34,6 +35,11 @@ def _locomo_category_sql() -> str:
     return f"CASE WHEN {locomo} THEN CASE {raw} {names} ELSE {raw} END ELSE {raw} END"
 
 
+_SESSIONS_BACK = """(SELECT count(*) FROM json_each(r.plan, '$.context') c
+    WHERE NOT coalesce(json_extract(c.value, '$.filler'), 0)
+      AND c.key > (SELECT max(json_extract(e.value, '$.position')) FROM json_each(r.plan, '$.evidence') e)
+    HAVING (SELECT count(*) FROM json_each(r.plan, '$.evidence')) > 0)"""
+
 #: factor name -> SQL expression (runs r, responses p, queries q, preferences pr, judgments j).
 FACTORS: dict[str, str] = {
     "model": "p.model",
@@ -45,6 +51,15 @@ FACTORS: dict[str, str] = {
     "context": "r.context",
     #: Inter turns between the preference and the question (prefeval-turns runs, imported PrefEval results).
     "turns": "json_extract(r.spec, '$.turns')",
+    #: Position sweeps: the depth the gold evidence was moved to (RunSpec.evidence_depth; NULL: not moved).
+    "evidence_depth": "json_extract(r.spec, '$.evidence_depth')",
+    #: Recency: the history's own sessions (filler not counted) after the latest gold evidence
+    #: session the context showed; NULL when none was shown (CUPID Fig. 3 reads it this way).
+    "sessions_back": _SESSIONS_BACK,
+    #: Repeats of one cell: 0, 1 … (RunSpec.repeat).
+    "repeat": "coalesce(json_extract(r.spec, '$.repeat'), 0)",
+    #: The answer's sampling temperature as sent (NULL: the model's default).
+    "temperature": "json_extract(p.params, '$.temperature')",
     "method": "r.method",
     "seed": "r.seed",
     "batch": "r.label",
@@ -58,7 +73,14 @@ FACTORS: dict[str, str] = {
     #: LoCoMo's question category (``Query.meta["category"]``), shown as ``4 single-hop``.
     "category": _locomo_category_sql(),
 }
-ALIASES = {"expression": "expression_type", "kind": "query_kind", "label": "batch", "origin": "preference_origin"}
+ALIASES = {
+    "recency": "sessions_back",
+    "depth": "evidence_depth",
+    "expression": "expression_type",
+    "kind": "query_kind",
+    "label": "batch",
+    "origin": "preference_origin",
+}
 #: Metric shorthands: name -> (judgment kind, dimension).
 METRICS = {"accuracy": ("choice", "accuracy")}
 
@@ -98,9 +120,12 @@ def load_judgments(
     f: RunFilter | None = None,
     *,
     with_extra: bool = False,
+    every_judgment: bool = False,
+    item_columns: Iterable[str] = (),
 ) -> list[JudgmentRow]:
-    """Every judgment of ``kind`` (and ``dimension``) in the filtered runs, with its factor values.
-    One SQL query."""
+    """Every judgment of ``kind`` (and ``dimension``) in the filtered runs, with its factor values
+    (then the values of the SQL ``item_columns``). The latest judgment per response and judge
+    unless ``every_judgment`` (a judge's test–retest needs them all). One SQL query."""
     f = f or RunFilter()
     args: list = [kind]
     dim_sql = ""
@@ -109,7 +134,8 @@ def load_judgments(
         args.append(dimension)
     rw = run_where(f, args)
     mw = model_where(f, args)
-    cols = ", ".join(FACTORS[b] for b in by) or "NULL"
+    items = list(item_columns)
+    cols = ", ".join([*(FACTORS[b] for b in by), *items]) or "NULL"
     extra = "j.extra" if with_extra else "'{}'"
     sql = f"""
         SELECT j.kind, j.dimension, j.score, j.parse_ok, j.judge_model, j.prompt_version, j.heuristic, j.human,
@@ -119,7 +145,7 @@ def load_judgments(
         LEFT JOIN responses p ON p.id = j.response_id
         LEFT JOIN queries q ON q.user_id = r.user_id AND q.id = r.query_id
         LEFT JOIN preferences pr ON pr.user_id = r.user_id AND pr.id = q.preference_id
-        WHERE j.kind = ?{dim_sql} AND {rw} AND {mw} AND {LATEST_JUDGMENT}
+        WHERE j.kind = ?{dim_sql} AND {rw} AND {mw} AND {"1" if every_judgment else LATEST_JUDGMENT}
         ORDER BY j.id"""
     return [
         JudgmentRow(
@@ -136,7 +162,7 @@ def load_judgments(
             scale_max=row[10],
             extra=json.loads(row[11] or "{}"),
             response_id=row[12],
-            factors=tuple(row[13 : 13 + len(by)]) if by else (),
+            factors=tuple(row[13 : 13 + len(by) + len(items)]) if by or items else (),
         )
         for row in db.execute(sql, args)
     ]
@@ -179,6 +205,42 @@ def agreement_table(
     """Human scores against each judge's on the same responses, per group of ``by`` factors."""
     kind, dimension, label, factors = _metric_factors(metric, by)
     return report.agreement_table(load_judgments(db, kind, dimension, factors, f), label, factors)
+
+
+def heatmap_panels(db: Database, metric: str, by: Iterable[str], f: RunFilter | None = None) -> list[Heatmap]:
+    """The metric's mean over the first two ``by`` factors (rows × columns), one panel per judge
+    and per value of any further factor (:mod:`core.analysis.heatmap`)."""
+    kind, dimension, label, factors = _metric_factors(metric, by)
+    if len(factors) < 2:
+        raise ReportError("--heatmap needs two factors in --by: rows, then columns (e.g. evidence_depth,context)")
+    return heatmaps(load_judgments(db, kind, dimension, factors, f), label, factors)
+
+
+#: What makes two answers repeats of one item: the cell (its spec without repeat number and batch
+#: name, as a cell key leaves the name out) and the model that answered.
+ITEM_COLUMNS = ("json_remove(r.spec, '$.repeat', '$.label')", "p.model")
+
+
+def repeats_table(db: Database, metric: str, by: Iterable[str] = ("model",), f: RunFilter | None = None) -> ReportTable:
+    """Per-item variance and verdict flip rate across the repeats of each cell (:mod:`core.analysis.repeats`)."""
+    kind, dimension, label, factors = _metric_factors(metric, by)
+    rows = load_judgments(db, kind, dimension, factors, f, item_columns=ITEM_COLUMNS)
+    return repeats.repeat_table(rows, label, factors, len(ITEM_COLUMNS))
+
+
+def retest_table(db: Database, metric: str, f: RunFilter | None = None) -> ReportTable:
+    """Each judge's agreement with itself on the answers it judged more than once."""
+    kind, dimension, label, _ = _metric_factors(metric, [])
+    return repeats.retest_table(load_judgments(db, kind, dimension, [], f, every_judgment=True), label)
+
+
+def has_repeats(db: Database, f: RunFilter | None = None) -> bool:
+    """Whether the selected runs include a repeat of a cell (repeat number above 0)."""
+    f = f or RunFilter()
+    args: list = []
+    rw = run_where(f, args)
+    sql = f"SELECT 1 FROM runs r WHERE {rw} AND coalesce(json_extract(r.spec, '$.repeat'), 0) > 0 LIMIT 1"
+    return db.execute(sql, args).fetchone() is not None
 
 
 def matching_table(db: Database, by: Iterable[str] = ("instance_type",), f: RunFilter | None = None) -> ReportTable:

@@ -57,15 +57,19 @@ _SQL = """
     JOIN responses p ON p.run_id = r.id AND p.is_final = 1
     LEFT JOIN queries q ON q.user_id = r.user_id AND q.id = r.query_id
     LEFT JOIN judgments j ON j.response_id = p.id
+    {where}
     ORDER BY r.created_at DESC, r.rowid DESC, p.slot, p.started_at, j.id"""
 
 
-def load_grid(db: Database) -> GridData:
-    """Every final answer of every stored run, newest run first (ties: the later stored), answers in
-    slot order."""
+def load_grid(db: Database, response_ids: list[str] | None = None) -> GridData:
+    """Every final answer of every stored run (or only the answers ``response_ids`` names), newest
+    run first (ties: the later stored), answers in slot order."""
     rows: dict[str, GridRow] = {}
     columns: dict[tuple, ScoreColumn] = {}  # one object per column: thousands of scores share a few
-    for rec in db.execute(_SQL):
+    where, args = "", list(response_ids or [])
+    if response_ids is not None:
+        where = f"WHERE p.id IN ({','.join('?' * len(args))})" if args else "WHERE 0"
+    for rec in db.execute(_SQL.format(where=where), args):
         row = rows.get(rec[0])
         if row is None:
             row = rows[rec[0]] = GridRow(*rec[:12])

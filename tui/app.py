@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 from textual.app import App
 from textual.binding import Binding
+from textual.screen import Screen
 
 from core.settings import Settings
 from core.text.terminal_safe import terminal_safe
@@ -41,6 +43,8 @@ class PrefscopeApp(App):
         self._remember_theme = remember_theme
         #: Things the operator should know at start (first-run import, interrupted runs).
         self.startup_notes: list[str] = []
+        #: A screen to open over the main screen at start (`prefscope compare --tui`); esc goes back.
+        self.opening_screen: Callable[[], Screen] | None = None
 
     def on_mount(self) -> None:
         from tui.screens.main import MainScreen
@@ -62,6 +66,8 @@ class PrefscopeApp(App):
                 default_judge=self.default_judge(judges),
             )
         )
+        if self.opening_screen is not None:
+            self.push_screen(self.opening_screen())
         for note in self.startup_notes:
             self.notify(terminal_safe(note), timeout=6, markup=False)
 

@@ -354,6 +354,55 @@ class Workbench:
                 out += [(case, diagnose(case), factors) for case in cases_of(run, users[uid], probe_runs)]
         return out
 
+    # -- analysis views: heatmaps, paired comparisons -------------------------------------
+    def heatmap_choices(
+        self, run_ids: list[str], factors: list[str], models: list[str] | None = None, metric: str | None = None
+    ) -> tuple[list[str], dict[str, list]]:
+        """What a heatmap of these runs (their answers by ``models`` when given) can show: the
+        default metrics (``storage.report.default_metrics``) and, per factor, its values among the
+        judgments of ``metric`` (default: the first default metric). One connection, two queries;
+        safe on any thread."""
+        from storage.report import default_metrics, load_judgments, parse_metric
+
+        self.flush()
+        f = self._answers_of(run_ids, models)
+        with self.connection() as db:
+            metrics = default_metrics(db, f)
+            kind, dimension = parse_metric(metric or metrics[0])
+            rows = load_judgments(db, kind, dimension, factors, f)
+        values = {name: list(dict.fromkeys(r.factors[i] for r in rows)) for i, name in enumerate(factors)}
+        return metrics, values
+
+    def heatmap(self, run_ids: list[str], metric: str, rows: str, cols: str, models: list[str] | None = None):
+        """``storage.report.heatmap_panels``: the metric's mean per ``rows`` × ``cols`` value, one
+        panel per judge (``core.analysis.heatmap.Heatmap``). Safe on any thread. Raises
+        ``storage.report.ReportError`` for an unknown metric or factor."""
+        from storage.report import heatmap_panels
+
+        self.flush()
+        with self.connection() as db:
+            return heatmap_panels(db, metric, [rows, cols], self._answers_of(run_ids, models))
+
+    @staticmethod
+    def _answers_of(run_ids: list[str], models: list[str] | None):
+        from storage.export import RunFilter
+
+        return RunFilter(run_ids=list(run_ids), models=list(models or []), probes=False)
+
+    def grid_rows(self, response_ids: list[str]):
+        """The results-grid rows (``storage.results_grid.GridData``) of these answers, in the order
+        asked, with the score columns they have: what the compare screen shows for each. Safe on
+        any thread."""
+        from storage.results_grid import GridData, load_grid
+
+        self.flush()
+        with self.connection() as db:
+            data = load_grid(db, response_ids)
+        by_id = {r.response_id: r for r in data.rows}
+        rows = [by_id[i] for i in response_ids if i in by_id]
+        used = {c for r in rows for c in r.scores}
+        return GridData(rows, [c for c in data.columns if c in used])
+
     # -- operator annotations ------------------------------------------------------------
     def save_human_judgment(
         self,

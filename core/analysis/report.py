@@ -90,7 +90,7 @@ def _tag_models(by: Sequence[str], values: Sequence[Any], items: Sequence[Judgme
     return out
 
 
-def _sort_key(key: tuple[Any, ...]) -> tuple[tuple[bool, str, Any], ...]:
+def group_sort_key(key: tuple[Any, ...]) -> tuple[tuple[bool, str, Any], ...]:
     """None last, then by type name, then by value: factor values mix str, int and None."""
     return tuple((v is None, type(v).__name__ if v is not None else "", v if v is not None else 0) for v in key)
 
@@ -100,7 +100,7 @@ def _grouped(items: Iterable[JudgmentRow]) -> dict[tuple[Any, ...], list[Judgmen
     groups: dict[tuple[Any, ...], list[JudgmentRow]] = defaultdict(list)
     for j in items:
         groups[(source_of(j), j.judge_model, j.prompt_version, *j.factors)].append(j)
-    return dict(sorted(groups.items(), key=lambda kv: _sort_key(kv[0])))
+    return dict(sorted(groups.items(), key=lambda kv: group_sort_key(kv[0])))
 
 
 def _scale(items: Sequence[JudgmentRow]) -> tuple[float, float] | None:
@@ -303,7 +303,7 @@ def agreement_table(items: Iterable[JudgmentRow], label: str, factors: Sequence[
     for j in items:
         groups[j.factors].append(j)
     rows = []
-    for fvals, js in sorted(groups.items(), key=lambda kv: _sort_key(kv[0])):
+    for fvals, js in sorted(groups.items(), key=lambda kv: group_sort_key(kv[0])):
         humans: dict[str, list[JudgmentRow]] = defaultdict(list)
         judges: dict[tuple[str, str, str], list[JudgmentRow]] = defaultdict(list)
         for j in js:

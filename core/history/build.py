@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 from core.history.configs import ContextConfig, ContextError, config_named
 from core.history.evidence_depth import evidence_depth_line
+from core.history.evidence_placement import place_evidence
 from core.history.filler import TOLERANCE, FillerSource, fill, scatter
 from core.history.prefeval_turns import inter_pool, inter_turn_sessions
 from core.history.selection import chronological, oracle_sessions, user_specific_sessions
@@ -53,8 +54,12 @@ def build_context(
     encoding: str = DEFAULT_ENCODING,
     turns: int | None = None,
     turns_order: str = "official",
+    evidence_depth: float | None = None,
 ) -> BuiltContext:
     """Build the ordered history for one user, query and configuration (deterministic per seed).
+
+    ``evidence_depth`` (0…1) moves the query's gold sessions to that depth of the history
+    (:mod:`core.history.evidence_placement`).
 
     ``summarise`` (summaries configuration) is a synchronous ``session -> summary`` callable; use
     :func:`abuild_context` for an async one. Without it, sessions whose summary is not in
@@ -66,7 +71,17 @@ def build_context(
         summaries = summaries_sync(bundle.sessions, summarise, summary_cache, summary_model)
     turns_ = (turns, turns_order)
     return _build(
-        bundle, query, expression_type, cfg, seed, list(filler_pools), session_ids, summaries, encoding, turns_
+        bundle,
+        query,
+        expression_type,
+        cfg,
+        seed,
+        list(filler_pools),
+        session_ids,
+        summaries,
+        encoding,
+        turns_,
+        evidence_depth,
     )
 
 
@@ -86,6 +101,7 @@ async def abuild_context(
     encoding: str = DEFAULT_ENCODING,
     turns: int | None = None,
     turns_order: str = "official",
+    evidence_depth: float | None = None,
 ) -> BuiltContext:
     """:func:`build_context` with a sync or async summariser (summaries run ``concurrency`` at a time)."""
     cfg = config if isinstance(config, ContextConfig) else config_named(config)
@@ -94,7 +110,17 @@ async def abuild_context(
         summaries = await summaries_async(bundle.sessions, summarise, summary_cache, summary_model, concurrency)
     turns_ = (turns, turns_order)
     return _build(
-        bundle, query, expression_type, cfg, seed, list(filler_pools), session_ids, summaries, encoding, turns_
+        bundle,
+        query,
+        expression_type,
+        cfg,
+        seed,
+        list(filler_pools),
+        session_ids,
+        summaries,
+        encoding,
+        turns_,
+        evidence_depth,
     )
 
 
@@ -287,6 +313,7 @@ def _build(
     summaries: dict[str, str],
     encoding: str,
     turns: tuple[int | None, str] = (None, "official"),
+    evidence_depth: float | None = None,
 ) -> BuiltContext:
     query = _resolve_query(bundle, query_ref)
     notes: list[str] = []
@@ -311,6 +338,12 @@ def _build(
     ordered = scatter(user, filler.interval, seed) + filler.tail
     if len(user) == 1 and filler.interval:
         notes.append("one user session: its interval filler goes after it, between it and the question (as PrefEval)")
+    if evidence_depth is not None:
+        if query is None:
+            notes.append(f"evidence depth {evidence_depth:g} ignored: no query, so no gold evidence")
+        else:
+            gold = bundle.gold_evidence(query, expression_type if typed else None)
+            ordered = place_evidence(ordered, set(gold), evidence_depth, notes)
 
     evidence: list[EvidencePosition] = []
     missing: list[str] = []

@@ -16,8 +16,18 @@ model on any prompt:
   leaning on the preference, or with a gold answer but no preference (LoCoMo QA) that answer.
 - ``demo:violator``  a lower bound, given the same gold: the ``violates`` reference answer, else a
   templated answer recommending what the preference rules out; MCQ/TF → a wrong answer.
+- ``demo:forgetful`` a short memory: it reads only the last :data:`FORGETFUL_SPAN_CHARS`
+  characters of its prompt (~16K tokens, an effective context much shorter than a window). When a
+  user turn there states the gold preference (half its content words or more; ``hints``) it answers
+  as ``demo:oracle``, else as ``demo:generic``: evidence deep in a long history is lost, which is
+  what a position sweep shows. Implicit expressions rarely share the words, so it misses those too.
 - ``demo:flaky``     a generic answer that fails mid-stream (to show the error pane).
 - ``demo:slow``      a generic answer at one eighth of the pace, after a pause.
+
+Sampling: at temperature 0 or unset they are deterministic. At a temperature T > 0,
+``demo:retrieval``, ``demo:forgetful``, ``demo:oracle`` and ``demo:violator`` answer as ``demo:generic`` would with
+probability min(T, 1) / 2 (drawn afresh per call, like a real model's sampling), so repeated cells
+differ and verdicts can flip across repeats.
 
 Reference answers live in a query's ``meta.reference_answers`` (``follows`` / ``generic`` /
 ``violates``) and are used only by a step whose last user message asks the query itself.
@@ -32,6 +42,7 @@ summary step still gets prose. Without hints the format is detected from the pro
 from __future__ import annotations
 
 import asyncio
+import random
 import time
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import TYPE_CHECKING
@@ -50,10 +61,13 @@ if TYPE_CHECKING:
     from core.ports import ResponseCache
     from core.settings import Settings
 
+#: demo:forgetful reads this many characters from the end of its prompt (~16K tokens).
+FORGETFUL_SPAN_CHARS = 64_000
 DEFAULT_TOKENS_PER_S = 40.0  # slow enough to watch, and to cancel one with esc
 MODELS: dict[str, str] = {
     "generic": "ignores the history (no-personalisation baseline)",
     "retrieval": "quotes the most similar earlier user turn, then answers generically",
+    "forgetful": "applies the preference only if it is stated in the last ~16K tokens of its prompt",
     "oracle": "is given the gold preference (upper bound)",
     "violator": "is given the gold preference and goes against it (lower bound)",
     "flaky": "fails mid-stream (error-pane demo)",
@@ -107,11 +121,13 @@ class DemoProvider:
         tokens_per_s: float = DEFAULT_TOKENS_PER_S,
         sleep: Callable[[float], Awaitable] = asyncio.sleep,
         clock: Callable[[], float] = time.monotonic,
+        rng: random.Random | None = None,
     ):
         #: 0 or less means no pacing at all (tests).
         self.tokens_per_s = tokens_per_s
         self._sleep = sleep
         self._clock = clock
+        self._rng = rng or random.Random()
 
     @classmethod
     def from_settings(cls, settings: Settings | None, response_cache: ResponseCache | None) -> DemoProvider:
@@ -127,6 +143,12 @@ class DemoProvider:
     def context_window(self, spec: ModelSpec) -> int | None:
         return None
 
+    def _sampled(self, kind: str, temperature: float | None) -> str:
+        """The behaviour this call samples (module docstring: "Sampling")."""
+        if not temperature or kind not in ("retrieval", "forgetful", "oracle", "violator"):
+            return kind
+        return "generic" if self._rng.random() < min(temperature, 1.0) / 2 else kind
+
     async def stream(
         self, spec: ModelSpec, messages: list[Message], hints: Hints | None = None
     ) -> AsyncGenerator[StreamEvent, None]:
@@ -138,6 +160,9 @@ class DemoProvider:
                 before_first_byte=True,
             )
             return
+        kind = self._sampled(kind, spec.params.temperature)
+        if kind == "forgetful":
+            kind = "oracle" if states_preference(last_chars(messages, FORGETFUL_SPAN_CHARS), hints) else "generic"
         hints = hints or {}
         prompt = apply_hints(dt.read_prompt(messages), messages, hints)
         if kind in ("oracle", "violator") and not oracle_can_answer(prompt, hints):
@@ -175,6 +200,28 @@ class DemoProvider:
             yield Delta(piece)
         yield Usage(count_tokens("\n".join(m.content for m in messages)), count_tokens(text))
         yield Done("stop")
+
+
+def last_chars(messages: list[Message], span: int) -> list[Message]:
+    """The messages as a reader of only their last ``span`` characters sees them: earlier messages
+    dropped, the one crossing the line cut to its tail (the last message is always kept whole)."""
+    kept: list[Message] = []
+    room = span
+    for i, m in enumerate(reversed(messages)):
+        if i == 0 or len(m.content) <= room:
+            kept.append(m)
+            room -= len(m.content)
+        else:
+            if room > 0:
+                kept.append(Message(role=m.role, content=m.content[-room:]))
+            break
+    return kept[::-1]
+
+
+def states_preference(messages: list[Message], hints: Hints | None) -> bool:
+    """Some user turn of ``messages`` holds half or more of the gold preference's content words."""
+    pref = str((hints or {}).get("gold_preference") or "")
+    return bool(pref) and any(dt.overlap(pref, turn) >= 0.5 for turn in dt.read_prompt(messages).user_turns)
 
 
 def apply_hints(prompt: dt.Prompt, messages: list[Message], hints: Hints) -> dt.Prompt:

@@ -17,6 +17,9 @@ Grid file (TOML)::
     methods = ["zero-shot", "reminder"]
     seeds = [0]
     turns = [0, 10, 100]               # prefeval-turns context only: PrefEval's inter turns
+    evidence_depth = [0, 0.25, 0.5, 0.75, 1]  # optional position sweep (core.history.evidence_placement)
+    repeats = 3                        # optional: answers per cell (sampling variance, flip rates)
+    temperature = 0.7                  # optional: every model's sampling temperature (unless its own is set)
     filler_pools = ["sample-everyday"] # optional: filler pool ids (default: each user's own source's pool)
     models = ["demo:generic", "demo:retrieval"]   # or [[models]] tables: id, temperature, max_tokens …
     judges = ["rubric"]
@@ -30,6 +33,7 @@ Grid file (TOML)::
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import tomllib
 from collections.abc import Callable, Iterable
@@ -37,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
 
 from core.providers.base import ModelParams, ModelSpec
 from core.run.spec import RunSpec
@@ -65,6 +69,13 @@ class Grid(BaseModel):
     #: other contexts, which get one cell each.
     turns: list[int] = Field(default_factory=list)
     turns_order: Literal["official", "shuffled"] = "official"
+    #: Position sweep: depths 0…1 of the gold evidence in the history (RunSpec.evidence_depth);
+    #: empty = the evidence stays where the context puts it. The file may call it ``evidence_depth``.
+    evidence_depths: list[float] = Field(default_factory=list)
+    #: Answers per cell: repeat 0, 1 … of the same prompt (RunSpec.repeat).
+    repeats: int = Field(default=1, ge=1, le=100)
+    #: Sampling temperature of every model that does not set its own (recorded in its params).
+    temperature: float | None = Field(default=None, ge=0)
     #: Filler pools every cell draws from (RunSpec.filler_pools); None = each user's default.
     filler_pools: list[str] | None = None
     models: list[ModelSpec] = Field(min_length=1)
@@ -89,6 +100,25 @@ class Grid(BaseModel):
                 out.append(m)
         return out
 
+    @model_validator(mode="before")
+    @classmethod
+    def _depth_name(cls, data):
+        if isinstance(data, dict) and "evidence_depth" in data and "evidence_depths" in data:
+            raise ValueError("give the depths once: evidence_depth or evidence_depths, not both")
+        if isinstance(data, dict) and "evidence_depth" in data:
+            data = dict(data)
+            depth = data.pop("evidence_depth")
+            data["evidence_depths"] = depth if isinstance(depth, list) else [depth]
+        return data
+
+    @field_validator("evidence_depths")
+    @classmethod
+    def _depths(cls, value: list[float]) -> list[float]:
+        bad = [d for d in value if not 0 <= d <= 1]
+        if bad:
+            raise ValueError(f"evidence depths are fractions 0…1 of the history (got {bad})")
+        return list(dict.fromkeys(float(d) for d in value))
+
     @field_validator("expression_types", mode="before")
     @classmethod
     def _expr(cls, value):
@@ -111,6 +141,7 @@ class Cell:
         raw = json.dumps(
             [s.user_id, s.query_id, s.expression_type, s.context, s.seed, s.method, s.method_options]
             + ([s.turns, s.turns_order] if s.turns is not None else [])
+            + ([s.evidence_depth] if s.evidence_depth is not None else [])
             + ([s.filler_pools] if s.filler_pools is not None else []),
             sort_keys=True,
             default=str,
@@ -164,6 +195,13 @@ def context_name(name: str) -> str:
     return config_named(name).name
 
 
+def with_temperature(model: ModelSpec, temperature: float | None, *, override: bool = False) -> ModelSpec:
+    """``model`` sampling at ``temperature``; a temperature of its own wins unless ``override``."""
+    if temperature is None or (model.params.temperature is not None and not override):
+        return model
+    return model.model_copy(update={"params": model.params.model_copy(update={"temperature": temperature})})
+
+
 def _context_turns(contexts: list[str], turns: list[int]) -> list[tuple[str, int | None]]:
     """(context, inter turns) pairs: the turns axis applies to prefeval-turns only."""
     out: list[tuple[str, int | None]] = []
@@ -193,6 +231,8 @@ def expand(
     if not users:
         raise GridError("the grid has no users (import some, or list them under users = [...])")
     label = grid.name or "batch"
+    models = [with_temperature(m, grid.temperature) for m in grid.models]
+    depths: list[float | None] = list(grid.evidence_depths) or [None]
     cells: dict[str, Cell] = {}
     for user in users:
         queries = queries_of(user)
@@ -203,27 +243,28 @@ def expand(
             queries = [q for q in queries if q[1] in grid.query_kinds]
         for qid, _kind in queries:
             for expr in grid.expression_types:
-                for ctx, turns in _context_turns(contexts, grid.turns):
-                    for method in methods:
-                        for seed in grid.seeds:
-                            for model in grid.models:
-                                spec = RunSpec(
-                                    user_id=user,
-                                    query_id=qid,
-                                    expression_type=expr,
-                                    context=ctx,
-                                    seed=seed,
-                                    turns=turns,
-                                    turns_order=grid.turns_order,
-                                    filler_pools=grid.filler_pools,
-                                    method=method,
-                                    method_options=dict(grid.method_options),
-                                    models=[model],
-                                    judges=list(grid.judges),
-                                    label=label,
-                                )
-                                key = cell_key(spec)
-                                cells.setdefault(key, Cell(key, spec))
+                for (ctx, turns), depth, method, seed, model, repeat in itertools.product(
+                    _context_turns(contexts, grid.turns), depths, methods, grid.seeds, models, range(grid.repeats)
+                ):
+                    spec = RunSpec(
+                        user_id=user,
+                        query_id=qid,
+                        expression_type=expr,
+                        context=ctx,
+                        seed=seed,
+                        turns=turns,
+                        turns_order=grid.turns_order,
+                        evidence_depth=depth,
+                        filler_pools=grid.filler_pools,
+                        method=method,
+                        method_options=dict(grid.method_options),
+                        models=[model],
+                        judges=list(grid.judges),
+                        label=label,
+                        repeat=repeat,
+                    )
+                    key = cell_key(spec)
+                    cells.setdefault(key, Cell(key, spec))
     if not cells:
         raise GridError("the grid expands to no cells (check users, queries and query_kinds)")
     return list(cells.values())

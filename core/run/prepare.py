@@ -78,6 +78,7 @@ async def prepare(
         summary_model=summary_model.id,
         turns=spec.turns,
         turns_order=spec.turns_order,
+        evidence_depth=spec.evidence_depth,
     )
     options = MethodOptions(
         k=int(opts.get("k", 5)),

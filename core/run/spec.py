@@ -41,6 +41,9 @@ class RunSpec(BaseModel):
     turns: int | None = Field(default=None, ge=0)
     #: "official" (the pool's first 2N messages, as PrefEval) or "shuffled" (ours, seeded).
     turns_order: Literal["official", "shuffled"] = "official"
+    #: Position sweep: the gold evidence sessions moved to this depth of the history, 0 (first) …
+    #: 1 (just before the question) (:mod:`core.history.evidence_placement`); None = where they fall.
+    evidence_depth: float | None = Field(default=None, ge=0, le=1)
     #: Filler pools the context draws from (ids); None = the user's own source's pool
     #: (:func:`core.history.filler.default_pool_ids`). The plan records the ones resolved.
     filler_pools: list[str] | None = None
@@ -54,6 +57,8 @@ class RunSpec(BaseModel):
     #: Serve every model from recorded responses instead of calling it.
     replay: bool = False
     label: str = ""
+    #: Which repeat of the same cell this is (0 = the first): repeats sample the same prompt again.
+    repeat: int = Field(default=0, ge=0)
     #: A knowledge probe (``core.run.probes``): the id of the run whose answers it probes, model by model.
     probe_of: str | None = None
 
@@ -68,9 +73,11 @@ class RunSpec(BaseModel):
         # Specs without inter turns or named pools dump as before these fields existed: stored
         # runs and batch cell keys (sha256 of the dump) stay the same.
         data = handler(self)
-        for key in ("filler_pools", "probe_of"):
+        for key in ("filler_pools", "probe_of", "evidence_depth"):
             if data.get(key) is None:
                 data.pop(key, None)
+        if not data.get("repeat"):
+            data.pop("repeat", None)
         if data.get("turns") is None:
             data.pop("turns", None)
             if data.get("turns_order") == "official":

@@ -31,6 +31,7 @@ COMMANDS: dict[str, str] = {
     "batch": "tui.cli.batch:batch",
     "export": "tui.cli.export:export",
     "report": "tui.cli.export:report",
+    "compare": "tui.cli.compare:compare",
 }
 
 
@@ -93,6 +94,7 @@ HELP = {
     "batch": "Run a grid of cases with bounded concurrency (resumable).",
     "export": "Export runs to CSV or JSONL.",
     "report": "Aggregate tables of stored runs (by model, method, context …).",
+    "compare": "Is B better than A? Paired tests on the items both answered, and what regressed.",
 }
 
 
@@ -162,6 +164,10 @@ EXAMPLES: dict[str, tuple[str, str]] = {
     "report": (
         "prefscope report --by model,expression_type",
         "prefscope report --batch mybatch --metric accuracy --csv t.csv",
+    ),
+    "compare": (
+        "prefscope compare zs-batch reminder-batch --metric rubric:alignment",
+        "prefscope compare method=zero-shot method=reminder --batch fig5 --tui",
     ),
 }
 

@@ -61,6 +61,31 @@ def _grid(
         raise click.ClickException(f"invalid grid: {exc}") from None
 
 
+def _sweep(grid, depths, repeats, temperature):
+    """The grid with the command line's depth axis, repeats and temperature (they replace the file's);
+    the temperature goes to every model, their own included."""
+    update: dict = {}
+    if depths:
+        update["evidence_depths"] = list(dict.fromkeys(depths))
+    if repeats is not None:
+        update["repeats"] = repeats
+    if temperature is not None:
+        from core.run.grid import with_temperature
+
+        update["temperature"] = temperature
+        update["models"] = [with_temperature(m, temperature, override=True) for m in grid.models]
+    return grid.model_copy(update=update) if update else grid
+
+
+def _repeats_line(grid) -> str:
+    temps = sorted({m.params.temperature for m in grid.models}, key=lambda t: (t is None, t or 0))
+    shown = ", ".join("the model's default" if t is None else f"{t:g}" for t in temps)
+    line = f"{grid.repeats} answers per cell at temperature {shown}"
+    if all(not t for t in temps):
+        line += " (at 0 or the default, repeats measure only what the provider varies on its own)"
+    return line + "; `prefscope report` shows per-item variance and verdict flip rates"
+
+
 def _confirm(est, yes: bool, usd: float, tokens: int) -> None:
     # Tokens matter when their price is unknown; priced tokens are covered by the dollar threshold.
     big = (est.cost_usd or 0) > usd or est.unpriced_tokens > tokens
@@ -95,6 +120,26 @@ def _confirm(est, yes: bool, usd: float, tokens: int) -> None:
 @click.option("--judge", "judges", multiple=True, help="Judge (repeatable).")
 @click.option(
     "--filler-pool", "filler_pools", multiple=True, help="Filler pool id (repeatable; default: each user's own)."
+)
+@click.option(
+    "--evidence-depth",
+    "depths",
+    multiple=True,
+    type=click.FloatRange(0, 1),
+    help="Position sweep: gold evidence at this depth of the history, 0 = first … 1 = just before the question "
+    "(repeatable; grid file: evidence_depth = [...]).",
+)
+@click.option(
+    "--repeats",
+    type=click.IntRange(1, 100),
+    default=None,
+    help="Answers per cell (default 1): per-item variance and verdict flip rates in `prefscope report`.",
+)
+@click.option(
+    "--temperature",
+    type=click.FloatRange(0),
+    default=None,
+    help="Sampling temperature of every model (recorded with each answer).",
 )
 @click.option("--k", type=int, default=None, help="RAG: retrieved turns.")
 @click.option("--runs", type=click.IntRange(1, 1024), default=None, help="Runs in flight at once (default 8).")
@@ -135,6 +180,9 @@ def batch(
     seeds,
     judges,
     filler_pools,
+    depths,
+    repeats,
+    temperature,
     k,
     runs,
     per_provider,
@@ -178,6 +226,7 @@ def batch(
         grid = grid.model_copy(update={"filler_pools": sorted(set(filler_pools))})
     if probe:
         grid = grid.model_copy(update={"probe": True})
+    grid = _sweep(grid, depths, repeats, temperature)
     workbench = open_workbench(ctx.obj, sample_data=False)
     if grid.users != "*":  # full ids or unique prefixes, like every command
         grid = grid.model_copy(update={"users": [user_of(workbench, u).user.id for u in grid.users]})
@@ -193,6 +242,8 @@ def batch(
             est = asyncio.run(session.estimate())
         todo, skipped = session.runner.plan()
         console.print(estimate_table(session.name, len(session.cells), len(todo), len(skipped), est))
+        if grid.repeats > 1:
+            console.print(_repeats_line(grid))
         if dry_run or not todo:
             if not todo:
                 console.print(

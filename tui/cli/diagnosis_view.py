@@ -20,8 +20,8 @@ from core.analysis.diagnosis import (
     Diagnosis,
 )
 from core.analysis.report import ReportTable
-from storage.output_files import replace_atomically
 from tui.diagnosis_style import COLOURS, MARK, label_text
+from tui.png_figures import pyplot, save_png
 from tui.safe_text import safe_text
 
 
@@ -131,10 +131,7 @@ def funnel_rich(table: ReportTable) -> Table:
 def write_funnel_png(table: ReportTable, path: str | Path, *, protect: Iterable[str | Path] = (), force: bool = False):
     """One horizontal stacked bar per row: the share of answers at each label, n and the
     known-not-applied rate in the row label (matplotlib, Agg), written whole or not at all."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     if not table.rows:
         raise ValueError("nothing to plot: no diagnosed answers")
@@ -159,9 +156,4 @@ def write_funnel_png(table: ReportTable, path: str | Path, *, protect: Iterable[
     ax.set_xlabel("share of answers")
     ax.set_title(table.title, fontsize=10, loc="left")
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
-    fig.tight_layout()
-    try:
-        with replace_atomically(path, binary=True, protect=protect, force=force) as fh:
-            fig.savefig(fh, format="png", dpi=120)
-    finally:
-        plt.close(fig)
+    save_png(fig, path, protect=protect, force=force)

@@ -179,6 +179,31 @@ def export(
     "(or --by), generalized preferences apart — counts per diagnosis label, applied and known-not-applied rates "
     "with Wilson 95% CIs; --png draws it as stacked bars.",
 )
+@click.option(
+    "--repeats",
+    "repeats_flag",
+    is_flag=True,
+    help="Also per-item variance and verdict flip rates across repeats of a cell (shown anyway when the runs have repeats).",
+)
+@click.option(
+    "--judge-retest",
+    is_flag=True,
+    help="Also each judge's test–retest agreement on answers it judged more than once (judge --judge-repeats N).",
+)
+@click.option(
+    "--figure",
+    type=click.Choice(["context", "turns", "recency", "depth"]),
+    default=None,
+    help="A paper's line figure: score vs context configuration (RealPref Fig. 6), vs inter turns (PrefEval), "
+    "vs sessions after the latest relevant one (CUPID Fig. 3) or vs evidence depth; one line per model. "
+    "Sets --by; --png draws the lines.",
+)
+@click.option(
+    "--heatmap",
+    is_flag=True,
+    help="Draw each metric as a heatmap over the first two --by factors (rows × columns; e.g. "
+    "--by evidence_depth,context), one panel per judge and per value of further factors; --png writes the heatmaps.",
+)
 @click.option("--chart/--no-chart", default=True, show_default=True, help="Terminal bar chart under each table.")
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False, writable=True), help="Write the tables as CSV.")
 @click.option("--png", "png_path", type=click.Path(dir_okay=False, writable=True), help="Write bar charts as PNG.")
@@ -202,6 +227,10 @@ def report(
     cupid_by,
     interpref,
     diagnosis,
+    repeats_flag,
+    judge_retest,
+    figure,
+    heatmap,
     chart,
     csv_path,
     png_path,
@@ -218,10 +247,13 @@ def report(
         bradley_terry_table,
         cupid_generation_table,
         default_metrics,
+        has_repeats,
         locomo_table,
         longmemeval_table,
         matching_table,
         pass_table,
+        repeats_table,
+        retest_table,
         score_table,
         summary_table,
     )
@@ -229,11 +261,18 @@ def report(
 
     f = _run_filter(run_ids, users, models, methods, contexts, labels, since)
     factors = [b for b in by.split(",") if b.strip()]
+    if figure:
+        from tui.cli.figures import FIGURES
+
+        factors = list(FIGURES[figure][0])
     wb = _workbench(ctx, [csv_path, png_path], force)
     f = resolve_filter(wb, f)
     protect = [wb.db_path]
     if diagnosis:
         _diagnosis_report(wb, f, by if by != "model" else None, as_json, csv_path, png_path, protect, force)
+        return
+    if heatmap:
+        _heatmap_report(wb, f, metric, factors, as_json, csv_path, png_path, protect, force)
         return
     with _reading(wb) as db:
         try:
@@ -243,6 +282,10 @@ def report(
                 agreement = agreement_table(db, m, factors, f)
                 if agreement.rows:  # only where human scores exist
                     tables.append(agreement)
+                if repeats_flag or has_repeats(db, f):
+                    tables.append(repeats_table(db, m, factors, f))
+                if judge_retest:
+                    tables.append(retest_table(db, m, f))
             lme = longmemeval_table(db, factors, f) if not summary else None
             if lme is not None and lme.rows:  # only where longmemeval judgments exist
                 tables.append(lme)
@@ -272,9 +315,51 @@ def report(
         if csv_path:
             write_csv(tables, csv_path, protect=protect, force=force)
             console.print(f"tables → {csv_path}")
-        if png_path:
+        if png_path and figure:
+            from tui.cli.figures import write_figure_png
+
+            score_tables = [t for t in tables if "mean" in t.columns and "source" in t.columns]
+            write_figure_png(score_tables, factors, png_path, protect=protect, force=force)
+            console.print(f"figure → {png_path}")
+        elif png_path:
             write_png(tables, png_path, protect=protect, force=force)
             console.print(f"charts → {png_path}")
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+def _heatmap_report(wb, f, metric, factors, as_json: bool, csv_path, png_path, protect, force) -> None:
+    """`report --heatmap`: each metric over two factors, in the terminal (or JSON), its long table
+    as CSV, the panels as PNG."""
+    from rich.console import Console
+
+    from storage.report import ReportError, default_metrics, heatmap_panels, score_table
+    from tui.cli.report_view import tables_json, write_csv
+    from tui.heatmap_render import heatmap_table, write_heatmaps_png
+    from tui.safe_text import safe_text
+
+    with _reading(wb) as db:
+        try:
+            metrics = [metric] if metric else default_metrics(db, f)
+            panels = [p for m in metrics for p in heatmap_panels(db, m, factors, f)]
+            tables = [score_table(db, m, factors, f) for m in metrics] if (as_json or csv_path) else []
+        except ReportError as exc:
+            raise click.ClickException(str(exc)) from None
+    if as_json:
+        click.echo(tables_json(tables))
+    console = Console(stderr=as_json)
+    if not panels:
+        console.print(f"no {' or '.join(metrics) or 'judged'} scores in this selection to draw")
+    for panel in panels if not as_json else ():
+        console.print(heatmap_table(panel))
+        console.print()
+    try:
+        if csv_path:
+            write_csv(tables, csv_path, protect=protect, force=force)
+            console.print(f"tables → {csv_path}")
+        if png_path:
+            write_heatmaps_png(panels, png_path, protect=protect, force=force)
+            console.print(safe_text(f"heatmaps → {png_path}"))
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
 

@@ -7,6 +7,7 @@ result through ``storage.analyses`` and print rich tables.
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 
 import click
 from rich.table import Table
@@ -46,9 +47,17 @@ def _score(value: float | None) -> str:
     type=click.Choice(["rubric", "checklist", "matching", "taxonomy", "personalization"]),
     help="With --judge MODEL_ID: shorthand for --judge KIND:MODEL_ID.",
 )
+@click.option(
+    "--judge-repeats",
+    "repeats",
+    type=click.IntRange(1, 20),
+    default=1,
+    show_default=True,
+    help="Judge every answer this many times (all kept) and print each judge's test–retest agreement.",
+)
 @click.option("--dry-run", is_flag=True, help="Print the judgments without storing them.")
 @click.pass_obj
-def judge(obj, run_ids, labels, judges, kind, dry_run):
+def judge(obj, run_ids, labels, judges, kind, repeats, dry_run):
     """Re-judge the final answers of the stored runs RUN_IDS (full ids or unique prefixes) and of
     every run with a --label, without regenerating them. One run: every judgment is listed; several:
     one line per run. Exits 1 when every judgment failed, 3 when some did."""
@@ -75,17 +84,34 @@ def judge(obj, run_ids, labels, judges, kind, dry_run):
     check_models(settings, [s.id for j in chosen if (s := getattr(j, "spec", None)) is not None])
     errors: list[str] = []
     total = 0
+    kinds: set[str] = set()
     for run_id in ids:
-        results = _judge_run(wb, run_id, chosen, dry_run, verbose=len(ids) == 1)
+        results = _judge_run(wb, run_id, chosen, dry_run, verbose=len(ids) == 1 and repeats == 1, repeats=repeats)
         total += len(results)
+        kinds |= {j.kind for _, j in results}
         errors += [safe_text(f"{run_id} {j.judge_model}: {j.error}").plain for _, j in results if not j.parse_ok]
     if len(ids) > 1:
         stored = "not stored (--dry-run)" if dry_run else "stored"
         console.print(f"{total} judgments of {len(ids)} runs {stored}; {len(errors)} parse/call failures")
+    if repeats > 1 and not dry_run:
+        _print_retest(wb, ids, sorted(kinds))
     exit_for_failures("judgment", errors, total)
 
 
-def _judge_run(wb, run_id: str, chosen, dry_run: bool, *, verbose: bool) -> list:
+def _print_retest(wb, run_ids: list[str], kinds: list[str]) -> None:
+    """Each judge's agreement with itself over the runs just judged (every stored judging counts)."""
+    from storage.export import RunFilter
+    from storage.report import retest_table
+    from tui.cli.report_view import rich_table
+
+    f = RunFilter(run_ids=list(run_ids))
+    for kind in kinds:
+        table = retest_table(wb.db, kind, f)
+        if table.rows:
+            console.print(rich_table(table, fit=console.width))
+
+
+def _judge_run(wb, run_id: str, chosen, dry_run: bool, *, verbose: bool, repeats: int = 1) -> list:
     """Judge one stored run's finished answers; the table (one run) or a line (several)."""
     from core.judges.aggregate import source_of
     from storage.analyses import save_judgments
@@ -102,7 +128,10 @@ def _judge_run(wb, run_id: str, chosen, dry_run: bool, *, verbose: bool) -> list
             fail(f"run {run_id} has no finished answer to judge")
         console.print(safe_text(f"{run_id}: no finished answer to judge, skipped"))
         return []
-    results = asyncio.run(_judge_all(chosen, finals, bundle, query, run, wb.complete()))
+    results = []
+    for i in range(repeats):  # a judging again is a new call; each is stored, marked with its number
+        got = asyncio.run(_judge_all(chosen, finals, bundle, query, run, wb.complete()))
+        results += got if repeats == 1 else [(rid, replace(j, extra={**j.extra, "judge_repeat": i})) for rid, j in got]
     if not dry_run:
         save_judgments(wb.db, run_id, results)
     failed = sum(1 for _, j in results if not j.parse_ok)

@@ -1,4 +1,5 @@
-"""Opening the workbench: `prefscope` (no subcommand), `prefscope demo`, `prefscope serve`."""
+"""Opening the workbench: `prefscope` (no subcommand), `prefscope demo`, `prefscope serve`, and on a
+paired comparison (`prefscope compare A B --tui`)."""
 
 from __future__ import annotations
 
@@ -37,6 +38,23 @@ def _build(obj: dict, *, demo: bool, user: str | None = None):
 
 def open_app(obj: dict, *, demo: bool, user: str | None = None) -> None:
     app = _build(obj, demo=demo, user=user)
+    app.run()
+    report_damage(app, app.workbench.db_path)
+
+
+def paired_app(obj: dict, result):
+    """The workbench opened on a paired comparison (``storage.compare.PairedResult``): its
+    regressions and improvements over the main screen (esc goes back to it)."""
+    from tui.screens.paired import PairedScreen
+
+    app = _build(obj, demo=False)
+    app.opening_screen = lambda: PairedScreen(app.workbench, result)
+    return app
+
+
+def open_paired(obj: dict, result) -> None:
+    """`prefscope compare A B --tui`."""
+    app = paired_app(obj, result)
     app.run()
     report_damage(app, app.workbench.db_path)
 

@@ -15,6 +15,7 @@ from rich.text import Text
 
 from core.analysis.report import ReportTable
 from storage.output_files import replace_atomically
+from tui.png_figures import pyplot, save_png
 from tui.safe_text import safe_text
 
 BAR_WIDTH = 30
@@ -31,6 +32,14 @@ VALUE_COLUMNS = {
     "bt",
     "kappa",
     "spearman",
+    "item_variance",
+    "item_sd",
+    "flip_rate",
+    "flip_ci_low",
+    "flip_ci_high",
+    "exact",
+    "within1",
+    "answer_sd",
 }
 
 #: Columns shown once under the table when every row has the same value.
@@ -45,6 +54,10 @@ COUNT_COLUMNS = {
     "input_tokens",
     "output_tokens",
     "cost_usd",
+    "items",
+    "repeats",
+    "answers",
+    "judgings",
 }
 
 
@@ -209,10 +222,7 @@ def write_png(
 ) -> None:
     """Horizontal bar charts with 95% CI whiskers, one panel per table (matplotlib, Agg), written
     like :func:`write_csv`."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     drawable = [t for t in tables if t.rows and t.value_column in t.columns]
     if not drawable:
@@ -239,9 +249,4 @@ def write_png(
             ax.set_xlim(*t.scale)
         ax.set_title(t.title, fontsize=10, loc="left")
         ax.set_xlabel(t.value_column)
-    fig.tight_layout()
-    try:
-        with replace_atomically(path, binary=True, protect=protect, force=force) as fh:
-            fig.savefig(fh, format="png", dpi=120)
-    finally:
-        plt.close(fig)
+    save_png(fig, path, protect=protect, force=force)

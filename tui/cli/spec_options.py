@@ -23,6 +23,7 @@ class SpecOptions:
     seed: int
     turns: int | None
     turns_order: str
+    evidence_depth: float | None
     filler_pools: tuple[str, ...]
     k: int | None
     retriever: str | None
@@ -69,6 +70,7 @@ class SpecOptions:
             seed=self.seed,
             turns=self.turns,
             turns_order=self.turns_order,
+            evidence_depth=self.evidence_depth,
             filler_pools=list(self.filler_pools) or None,
             method=self.method,
             method_options=options,
@@ -112,6 +114,13 @@ _OPTIONS = [
         default="official",
         show_default=True,
         help="official: the pool's first 2N messages, as PrefEval (--seed has no effect); shuffled: ours, seeded.",
+    ),
+    click.option(
+        "--evidence-depth",
+        "evidence_depth",
+        type=click.FloatRange(0, 1),
+        default=None,
+        help="Move the gold evidence sessions to this depth of the history: 0 = first, 1 = just before the question.",
     ),
     click.option(
         "--filler-pool",

@@ -1,6 +1,6 @@
 """Command-palette commands (ctrl+p) for every workbench action: run, cancel, retry, choose the
 query / expression / context / method / judge, switch user, pick models, show a tab (and focus it),
-re-open the latest run,
+re-open the latest run, the funnel and the heatmap of the runs listed,
 export, score, search, screenshot.
 
 The provider only lists verbs and calls the main screen's (and its widgets') actions and setters.
@@ -51,6 +51,7 @@ def _commands(screen) -> list[tuple[str, Callable[[], object], str]]:
         ("Export the marked answers' runs as CSV…", screen.tabs.runs.grid.action_export, "Runs tab, e"),
         ("Probe: ask the run's models its knowledge probes, then diagnose", screen.action_probe, "p"),
         ("Diagnosis funnel of the runs listed", screen.tabs.runs.action_funnel, "Runs tab, d"),
+        ("Heatmap of the runs listed: a score over two factors", screen.tabs.runs.action_heatmap, "Runs tab, m"),
         ("Force: send even past a model's context window (toggle)", partial(_toggle_force, screen), "run bar"),
     ]
     for n, (key, label) in enumerate(TABS.items(), start=1):

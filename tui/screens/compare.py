@@ -1,5 +1,7 @@
 """2–4 stored answers side by side: what differs in their cases and scores, then each answer with
-a word diff against the first one (A).
+a word diff against the first one (A). Opened from the results grid's marked rows
+(:func:`compared_answers`) or from (run id, response id) references (:func:`compared_refs`, the
+paired comparison's items).
 
 Words an answer has and A lacks are shown on green, A's words it lacks struck through in red
 (``difflib`` on words; whitespace is kept as written but not compared). Every data text reaches
@@ -10,6 +12,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rich.table import Table
@@ -56,6 +59,15 @@ def compared_answers(workbench, rows: list[GridRow], columns: list[Column]) -> l
         facts["cost"] = cost_text(response.cost_usd, response.is_demo)
         out.append(ComparedAnswer(row, response.text or "", facts))
     return out
+
+
+def compared_refs(workbench, refs: Sequence[tuple[str, str]]) -> list[ComparedAnswer]:
+    """The answers of (run id, response id) references, with the facts the results grid shows for
+    them; an answer no longer stored is left out."""
+    from tui.widgets.results_grid_rows import columns_for
+
+    data = workbench.grid_rows([response_id for _, response_id in refs])
+    return compared_answers(workbench, data.rows, columns_for(data.columns, {}))
 
 
 _TOKEN = re.compile(r"\S+\s*")
@@ -115,24 +127,28 @@ class CompareScreen(ModalScreen[None]):
     """
     BINDINGS = [Binding("escape,q", "app.pop_screen", "Close", id="close_compare", tooltip="Close")]
 
-    def __init__(self, answers: list[ComparedAnswer]):
+    def __init__(self, answers: list[ComparedAnswer], *, sides: Sequence[str] = (), title: str = ""):
+        """``sides``: what each answer stands for (a paired comparison's A and B), named after its
+        letter; ``title``: the frame's title (default "compare N answers")."""
         super().__init__()
         self.answers = answers
+        self.title_text = title or f"compare {len(answers)} answers"
         self.bodies: list[Text] = []  # per answer, as shown (A plain, the others diffed against A)
         self.heads: list[str] = []
         base = answers[0].text
         for i, a in enumerate(answers):
+            letter = f"{LETTERS[i]} {sides[i]}" if i < len(sides) else LETTERS[i]
             if i == 0:
                 self.bodies.append(safe_text(base))
-                self.heads.append(f"A · {a.row.model} · the base of the diff")
+                self.heads.append(f"{letter} · {a.row.model} · the base of the diff")
             else:
                 body, ins, dele = word_diff(base, a.text)
                 self.bodies.append(body)
-                self.heads.append(f"{LETTERS[i]} · {a.row.model} · +{ins} / −{dele} words vs A")
+                self.heads.append(f"{letter} · {a.row.model} · +{ins} / −{dele} words vs A")
 
     def compose(self) -> ComposeResult:
         with Vertical() as box:
-            box.border_title = f"compare {len(self.answers)} answers"
+            box.border_title = safe_text(self.title_text)
             box.border_subtitle = "green: not in A · red struck: only in A · esc closes"
             yield Static(facts_table(self.answers), id="compare-facts")
             with Horizontal(id="compare-columns"):

@@ -26,6 +26,7 @@ HELP = """\
 | `1` … `7` | show a tab with the focus in it: Prompt, Evidence, Attributes, Relevance, Judges, Runs, Diagnosis (80 columns: the tabs replace the answers) |
 | `p` | probe: ask each model the preference's knowledge probes (same context and method), then diagnose each answer (Diagnosis tab, `7`) |
 | `d` | Runs tab: the diagnosis funnel of the runs listed (enter: its cases; enter again: open the run) |
+| `m` | Runs tab: heatmap of the runs listed, a score over two factors (evidence depth × context …); there `m` next metric · `r` / `c` next row / column factor · `x` swap |
 | `tab` / `shift+tab` | next / previous control: timeline, run bar row by row, answers, the shown tab |
 | `f2` | analysis tabs take the right side (80 columns: tabs ⇄ answers) |
 | `f3` | hide / show the timeline |
@@ -34,6 +35,7 @@ HELP = """\
 | Attributes tab | `a` accept · `u` uncertain · `x` reject |
 | Relevance tab | `y` / `n` your label · `d` gold + BM25 deciders · `D` also embeddings |
 | Runs tab | one row per answer: `f` filter (`model:oracle alignment:>=4`) · `s` sort by the column · `g` group · `space` mark · `c` compare 2–4 (word diff) · `enter` on a score: rationale + evidence · `h` histogram · `e` export CSV |
+| `prefscope compare A B --tui` | the items B regressed and improved on; `enter` shows an item's two answers side by side with B's changed words marked |
 | `f8` | save an SVG screenshot |
 | `ctrl+p` | command palette (every action, plus "Switch user: …", "Method: …", "Query: …", "Context: …") |
 | `ctrl+q` | quit |

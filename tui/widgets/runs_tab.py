@@ -4,8 +4,9 @@ The grid (:mod:`tui.widgets.results_grid`) holds the keys; typing in the filter 
 rows (``model:oracle alignment:>=4``, or plain words); ``enter`` or ``down`` there goes to the
 grid, ``f`` on the grid back to the box; ``d`` opens the diagnosis funnel of the answers listed
 (:mod:`tui.screens.funnel`; knowledge-probe runs left out: they are diagnosed with the run they
-probe). Re-opening a run is the screen's (it resets the run bar, the panes and the tabs), so the
-grid posts a message and :meth:`RunsView.load_stored` reads the run back for the screen.
+probe), ``m`` a heatmap of their runs' scores over two factors (:mod:`tui.screens.heatmap`).
+Re-opening a run is the screen's (it resets the run bar, the panes and the tabs), so the grid
+posts a message and :meth:`RunsView.load_stored` reads the run back for the screen.
 """
 
 from __future__ import annotations
@@ -27,6 +28,11 @@ FILTER_HINT = (
 )
 
 
+def _metric_name(kind: str, dimension: str) -> str:
+    """A score column as ``prefscope report --metric`` names it."""
+    return "accuracy" if (kind, dimension) == ("choice", "accuracy") else f"{kind}:{dimension}"
+
+
 class RunsView(Vertical):
     DEFAULT_CSS = """
     RunsView > Input { height: 1; border: none; padding: 0 1; background: $boost; }
@@ -41,6 +47,14 @@ class RunsView(Vertical):
             id="runs.funnel",
             tooltip="Diagnosis funnel of the runs listed: per model × expression × context × method",
             show=False,  # 80 columns hold no more keys: the filter box's hint names it
+        ),
+        Binding(
+            "m",
+            "heatmap",
+            "Heatmap",
+            id="runs.heatmap",
+            tooltip="Heatmap of the runs listed: a score over two factors (evidence depth × context …)",
+            show=False,
         ),
     ]
 
@@ -111,6 +125,40 @@ class RunsView(Vertical):
 
         screen = FunnelScreen(self.workbench, run_ids, self.grid.filter_text, response_ids=response_ids)
         self.app.push_screen(screen, closed)
+
+    def action_heatmap(self) -> None:
+        """The heatmap of the runs listed: of their listed models' answers when the filter left
+        some models out; the metrics the listed answers were scored on are offered after the
+        runs' default ones."""
+        from tui.screens.heatmap import HeatmapScreen
+
+        run_ids, response_ids = self.listed()
+        if not run_ids:
+            self.notify("No runs listed to draw (clear the filter, or run something first).")
+            return
+        listed, runs = set(response_ids), set(run_ids)
+        answers = [r for r in self.grid.data.rows if r.run_id in runs]
+        shown = [r for r in answers if r.response_id in listed]
+        models = list(dict.fromkeys(r.model for r in shown))
+        narrowed = set(models) != {r.model for r in answers}
+        note = ""
+        if len(shown) < sum(1 for r in answers if r.model in models):
+            note = "counts every answer of these runs' models: the filter's other conditions pick runs, not answers"
+        judged = dict.fromkeys(
+            _metric_name(c.kind, c.dimension)
+            for r in shown
+            for c, v in r.scores.items()
+            if v is not None and c.kind != "pairwise" and c.dimension != "*"
+        )
+        screen = HeatmapScreen(
+            self.workbench,
+            run_ids,
+            self.grid.filter_text,
+            models=models if narrowed else None,
+            metrics=sorted(judged),
+            note=note,
+        )
+        self.app.push_screen(screen)
 
     def load_stored(self, run_id: str):
         """The stored run (``storage.runs.StoredRun``) to re-open, or None (the operator is told
