@@ -66,9 +66,9 @@ def heatmap_table(h: Heatmap) -> Table:
                 cells.append(Text("·", style="dim"))
                 continue
             rgb = cell_rgb(mean, lo, hi)
-            style = Style(bgcolor=Color.from_rgb(*rgb), color="black" if sum(rgb) > 330 else "white", bold=True)
-            cell = Text(f" {mean:.2f} ", style=style)
-            cell.append(f"n={n}", style="dim")
+            ink = "black" if sum(rgb) > 330 else "white"
+            cell = Text(f" {mean:.2f} ", style=Style(bgcolor=Color.from_rgb(*rgb), color=ink, bold=True))
+            cell.append(f"n={n} ", style=Style(bgcolor=Color.from_rgb(*rgb), color=ink))
             cells.append(cell)
         table.add_row(*cells)
     return table
