@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from core.history.configs import ContextConfig, ContextError, config_named
 from core.history.evidence_depth import evidence_depth_line
@@ -69,19 +70,9 @@ def build_context(
     summaries: dict[str, str] = {}
     if cfg.name == "summaries":
         summaries = summaries_sync(bundle.sessions, summarise, summary_cache, summary_model)
-    turns_ = (turns, turns_order)
+    layout = Layout(turns, turns_order, evidence_depth)
     return _build(
-        bundle,
-        query,
-        expression_type,
-        cfg,
-        seed,
-        list(filler_pools),
-        session_ids,
-        summaries,
-        encoding,
-        turns_,
-        evidence_depth,
+        bundle, query, expression_type, cfg, seed, list(filler_pools), session_ids, summaries, encoding, layout
     )
 
 
@@ -108,20 +99,19 @@ async def abuild_context(
     summaries: dict[str, str] = {}
     if cfg.name == "summaries":
         summaries = await summaries_async(bundle.sessions, summarise, summary_cache, summary_model, concurrency)
-    turns_ = (turns, turns_order)
+    layout = Layout(turns, turns_order, evidence_depth)
     return _build(
-        bundle,
-        query,
-        expression_type,
-        cfg,
-        seed,
-        list(filler_pools),
-        session_ids,
-        summaries,
-        encoding,
-        turns_,
-        evidence_depth,
+        bundle, query, expression_type, cfg, seed, list(filler_pools), session_ids, summaries, encoding, layout
     )
+
+
+class Layout(NamedTuple):
+    """Where things go in the built history besides the configuration: PrefEval inter turns and
+    their order, and the depth the gold evidence is moved to."""
+
+    turns: int | None = None
+    turns_order: str = "official"
+    evidence_depth: float | None = None
 
 
 def _resolve_query(bundle: UserBundle, query: Query | str | None) -> Query | None:
@@ -312,10 +302,11 @@ def _build(
     session_ids: Sequence[str] | None,
     summaries: dict[str, str],
     encoding: str,
-    turns: tuple[int | None, str] = (None, "official"),
-    evidence_depth: float | None = None,
+    layout: Layout,
 ) -> BuiltContext:
     query = _resolve_query(bundle, query_ref)
+    turns = (layout.turns, layout.turns_order)
+    evidence_depth = layout.evidence_depth
     notes: list[str] = []
     typed = bundle.expression_types() != [0]
     expression_type = resolve_expression_type(bundle, expression_type, cfg, notes)
