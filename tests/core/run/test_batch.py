@@ -18,7 +18,7 @@ from core.run.batch import CellOutcome, Progress, select
 from core.run.estimate import estimate_cells
 from core.run.grid import Cell, Grid, GridError, cell_key, expand, load_grid
 from core.run.prepare import prepare
-from core.run.spec import RunSpec
+from core.run.spec import ResponseFinished, RunSpec, TokensArrived
 from core.settings import Settings
 from storage.db import open_db
 from storage.users import load_user
@@ -104,10 +104,24 @@ async def test_200_demo_cells_complete(db_path):
 async def test_interrupted_batch_resumes_without_duplicates(db_path):
     """Cancel the batch task after >= 60 cells; in-flight runs are stored as cancelled with their
     partial text; resuming runs only what is not done, and every cell ends with exactly one ok run."""
-    session = open_batch(db_path, grid(), settings(db_path, pace=3000))
+    session = open_batch(db_path, grid(), settings(db_path, pace=1000))
     reached = asyncio.Event()
-    # Stop while runs are in flight (not between cells, when claims are still being written).
-    session.runner.on_progress = lambda p: reached.set() if p.done >= 60 and p.running > 0 else None
+    # Stop while an answer is mid-stream (not between cells, when claims are still being written):
+    # after 60 cells, at a token of an answer that has not finished. Watching the cell runner's
+    # events (its private downstream) is the only way to see a token before the answer is stored.
+    streaming: set[str] = set()
+    downstream = session.cell_runner._downstream
+
+    def watch(event) -> None:
+        if isinstance(event, TokensArrived) and event.text:
+            streaming.add(event.response_id)
+            if session.progress.done >= 60:
+                reached.set()
+        elif isinstance(event, ResponseFinished):
+            streaming.discard(event.response_id)
+        downstream(event)
+
+    session.cell_runner._downstream = watch
     task = asyncio.create_task(session.run())
     await asyncio.wait_for(reached.wait(), 60)
     task.cancel()
@@ -133,8 +147,7 @@ async def test_interrupted_batch_resumes_without_duplicates(db_path):
     # A run stopped while still queued for a provider slot has no response yet; one stopped at the
     # instant its model finished keeps that answer as ok; the others were cut off mid-stream.
     assert len(cancelled) <= first.cancelled and {s for s, _ in cancelled} <= {"cancelled", "ok"}
-    if any(s == "cancelled" for s, _ in cancelled):
-        assert any(text for _, text in cancelled), "partial text of cancelled runs is kept"
+    assert any(s == "cancelled" and text for s, text in cancelled), "partial text of cancelled runs is kept"
 
     resumed = open_batch(db_path, grid(), settings(db_path, pace=0))
     try:
