@@ -60,6 +60,8 @@ class Settings(BaseModel):
     demo_tokens_per_s: float = 40.0
     models: list[str] = Field(default_factory=lambda: list(DEFAULT_DEMO_MODELS))
     judge: str = "demo:heuristic"
+    #: Who labels in an annotation queue when `--annotator` is not given (unset: ask).
+    annotator: str | None = None
     endpoints: dict[str, Endpoint] = Field(default_factory=dict)
     #: Binding id -> keys, e.g. {"run": "ctrl+r,f5"} (Textual's set_keymap).
     keymap: dict[str, str] = Field(default_factory=dict)

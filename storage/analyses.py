@@ -274,6 +274,37 @@ def load_relevance(db: Database, run_id: str) -> list[StoredDecision]:
 # -- human judgments ------------------------------------------------------------------------------
 
 
+def human_judgment(
+    annotator: str,
+    kind: str,
+    dimension: str,
+    score: float,
+    scale: tuple[float, float] | None,
+    rationale: str = "",
+    extra: dict | None = None,
+) -> Judgment:
+    """A human's score as a judgment beside the machine judges' (``human = 1``, ``judge_model =
+    "human:<annotator>"``), on the scale of the judge it mirrors. A score outside ``scale`` is
+    refused (ValueError) rather than stored."""
+    if scale is not None and not (scale[0] <= score <= scale[1]):
+        raise ValueError(f"score {score:g} is outside the {scale[0]:g}–{scale[1]:g} scale of {kind}:{dimension}")
+    return Judgment(
+        kind=kind,
+        dimension=dimension,
+        score=float(score),
+        rationale=rationale,
+        raw="",
+        parse_ok=True,
+        judge_model=f"human:{annotator}",
+        prompt_version="human",
+        temperature=None,
+        scale_min=scale[0] if scale else None,
+        scale_max=scale[1] if scale else None,
+        human=True,
+        extra={"annotator": annotator, **(extra or {})},
+    )
+
+
 def save_human_judgment(
     db: Database,
     run_id: str,
@@ -287,28 +318,9 @@ def save_human_judgment(
     scale: tuple[float, float] | None = None,
     extra: dict | None = None,
 ) -> None:
-    """The operator's own score, on the same scale as the judge it mirrors (e.g. rubric/alignment 1–5).
-
-    Stored in ``judgments`` with ``human = 1`` and ``judge_model = "human:<annotator>"``. A score
-    outside ``scale`` is refused rather than stored.
-    """
-    if scale is not None and not (scale[0] <= score <= scale[1]):
-        raise ValueError(f"score {score} is outside the {scale[0]:g}–{scale[1]:g} scale")
-    j = Judgment(
-        kind=kind,
-        dimension=dimension,
-        score=float(score),
-        rationale=rationale,
-        raw="",
-        parse_ok=True,
-        judge_model=f"human:{annotator}",
-        prompt_version="human",
-        temperature=None,
-        scale_min=scale[0] if scale else None,
-        scale_max=scale[1] if scale else None,
-        human=True,
-        extra=dict(extra or {}),
-    )
+    """The operator's own score for one answer (e.g. rubric/alignment 1–5), seen with everything
+    on screen (not blind: ``extra.blind`` is false)."""
+    j = human_judgment(annotator, kind, dimension, score, scale, rationale, {"blind": False, **(extra or {})})
     with transaction(db):
         insert_judgment(db, run_id, response_id, j)
 

@@ -107,6 +107,13 @@ LONG_COLUMNS = [
     "heuristic",
     "judge_error",
     "rationale",
+    # human labels: who, whether judges and models were hidden (empty: not recorded, e.g. imported),
+    # the annotation queue, and for pairs the other answer and which answer was shown as A (1 or 2)
+    "annotator",
+    "blind",
+    "queue",
+    "other_response_id",
+    "shown_first",
 ]
 
 
@@ -332,7 +339,9 @@ def long_rows(db: Database, f: RunFilter | None = None) -> tuple[list[str], Iter
                coalesce(q.kind, json_extract(r.plan, '$.answer_format')), r.expression_type, r.context, r.seed,
                r.method, j.response_id, p.model, p.provider, p.is_demo, j.kind, j.dimension, j.score, j.scale_min,
                j.scale_max, j.judge_model, j.prompt_version, j.temperature, j.parse_ok, j.human, j.heuristic,
-               j.error, j.rationale
+               j.error, j.rationale, json_extract(j.extra, '$.annotator'), json_extract(j.extra, '$.blind'),
+               json_extract(j.extra, '$.queue'), json_extract(j.extra, '$.other_response'),
+               json_extract(j.extra, '$.shown_first')
         FROM judgments j
         JOIN runs r ON r.id = j.run_id
         LEFT JOIN responses p ON p.id = j.response_id
@@ -353,6 +362,9 @@ def long_rows(db: Database, f: RunFilter | None = None) -> tuple[list[str], Iter
                 bool(r[24]),
                 r[25],
                 r[26],
+                r[27] if r[23] else None,
+                None if r[28] is None else bool(r[28]),
+                *r[29:],
             ]
 
     return LONG_COLUMNS, rows()

@@ -45,6 +45,9 @@ class PrefscopeApp(App):
         self.startup_notes: list[str] = []
         #: A screen to open over the main screen at start (`prefscope compare --tui`); esc goes back.
         self.opening_screen: Callable[[], Screen] | None = None
+        #: False: only the opening screen, nothing under it (`prefscope annotate`: a blind queue's
+        #: labeller must not reach views that show models and scores).
+        self.main_screen = True
 
     def on_mount(self) -> None:
         from tui.screens.main import MainScreen
@@ -56,16 +59,17 @@ class PrefscopeApp(App):
             self.theme_changed_signal.subscribe(self, self._save_theme)
         if self.settings.keymap:
             self.set_keymap(self.settings.keymap)
-        judges = self.judge_names()
-        self.push_screen(
-            MainScreen(
-                self.workbench,
-                methods=self.methods(),
-                models=self._initial_models,
-                judges=judges,
-                default_judge=self.default_judge(judges),
+        if self.main_screen:
+            judges = self.judge_names()
+            self.push_screen(
+                MainScreen(
+                    self.workbench,
+                    methods=self.methods(),
+                    models=self._initial_models,
+                    judges=judges,
+                    default_judge=self.default_judge(judges),
+                )
             )
-        )
         if self.opening_screen is not None:
             self.push_screen(self.opening_screen())
         for note in self.startup_notes:

@@ -41,6 +41,16 @@ def test_score_columns_get_readable_unique_names():
     }
 
 
+def test_several_annotators_and_same_named_judges_get_their_own_columns():
+    """Two annotators and the operator on one dimension, and two providers serving one model name:
+    every header differs (the grid's column keys must be unique)."""
+    ann, bob = (ScoreColumn("rubric", "alignment", f"human:{who}", False, True) for who in ("ann", "bob"))
+    via = ScoreColumn("rubric", "alignment", "litellm:gpt-4o", False, False)
+    labels = score_labels([ALIGN_LLM, via, MINE, ann, bob])
+    assert labels[ann] == "ann·alignment" and labels[bob] == "bob·alignment" and labels[MINE] == "you·alignment"
+    assert len(set(labels.values())) == 5
+
+
 def test_filter_terms_by_column_comparison_or_anywhere():
     def kept(text: str) -> list[int]:
         keep = row_filter(text, COLUMNS)

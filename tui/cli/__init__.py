@@ -32,6 +32,9 @@ COMMANDS: dict[str, str] = {
     "export": "tui.cli.export:export",
     "report": "tui.cli.export:report",
     "compare": "tui.cli.compare:compare",
+    "annotate": "tui.cli.annotate:annotate",
+    "agreement": "tui.cli.agreement:agreement",
+    "audit-judge": "tui.cli.audit_judge:audit_judge",
 }
 
 
@@ -95,6 +98,9 @@ HELP = {
     "export": "Export runs to CSV or JSONL.",
     "report": "Aggregate tables of stored runs (by model, method, context …).",
     "compare": "Is B better than A? Paired tests on the items both answered, and what regressed.",
+    "annotate": "Label answers blind as a named annotator (queues), or import labels from a CSV.",
+    "agreement": "Agreement of annotators and judges per dimension: kappa, weighted kappa, alpha, confusion.",
+    "audit-judge": "Is this judge biased? Position flips, length bias, self-preference, test-retest.",
 }
 
 
@@ -168,6 +174,18 @@ EXAMPLES: dict[str, tuple[str, str]] = {
     "compare": (
         "prefscope compare zs-batch reminder-batch --metric rubric:alignment",
         "prefscope compare method=zero-shot method=reminder --batch fig5 --tui",
+    ),
+    "annotate": (
+        "prefscope annotate lab1 --batch fig5 --sample 30 --annotator ann",
+        "prefscope annotate --import labels.csv",
+    ),
+    "agreement": (
+        "prefscope agreement --queue lab1",
+        "prefscope agreement --batch fig5 --csv agreement.csv --png figs/",
+    ),
+    "audit-judge": (
+        "prefscope audit-judge demo:heuristic --batch fig5",
+        "prefscope audit-judge openai:gpt-4o-mini --batch fig5 --no-pairs",
     ),
 }
 

@@ -91,7 +91,7 @@ def settings_of(obj: dict | None):
 
 #: Commands that only read the database: they open it read-only and never create it. (`prompt`
 #: writes caches into a database that exists; without one it uses the sample data in memory.)
-READ_ONLY_COMMANDS = frozenset({"users", "show", "runs", "export", "report"})
+READ_ONLY_COMMANDS = frozenset({"users", "show", "runs", "export", "report", "agreement"})
 
 
 def no_database(path) -> str:

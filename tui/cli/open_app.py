@@ -59,6 +59,48 @@ def open_paired(obj: dict, result) -> None:
     report_damage(app, app.workbench.db_path)
 
 
+def annotate_app(obj: dict, queue: str, annotator: str | None):
+    """The workbench in annotation mode on ``queue`` (``tui.screens.annotate``): only that screen,
+    ``esc`` there quits. ``annotator`` None: the config's ``annotator``, else the screen asks for a
+    name. Raises ``storage.annotation_queues.AnnotationError`` for an unknown queue or an unusable
+    name, before anything opens."""
+    from storage.annotation_labels import check_annotator
+    from tui.app import PrefscopeApp
+    from tui.screens.annotate import AnnotateScreen
+
+    wb = open_workbench(obj)
+    try:
+        wb.annotation_queue(queue)
+        who = annotator or wb.settings.annotator
+        if who is not None:
+            annotator = check_annotator(who)
+    except Exception:
+        wb.close()
+        raise
+    app = PrefscopeApp(wb.settings, wb)
+    app.main_screen = False
+    app.startup_notes = list(wb.startup_notes)
+    app.opening_screen = lambda: AnnotateScreen(wb, queue, annotator, exit_on_leave=True)
+    exit_quietly_on_damage(app)
+    return app
+
+
+def open_annotate(obj: dict, queue: str, annotator: str | None) -> None:
+    """`prefscope annotate QUEUE`: label the queue's items in the workbench (one red line for an
+    unknown queue or annotator name)."""
+    from storage.annotation_queues import AnnotationError
+    from tui.cli.common import fail
+
+    try:
+        app = annotate_app(obj, queue, annotator)
+    except AnnotationError as exc:
+        from core.text.terminal_safe import terminal_safe
+
+        fail(terminal_safe(str(exc)))
+    app.run()
+    report_damage(app, app.workbench.db_path)
+
+
 @click.command()
 @click.option("--user", "user", default=None, help="Open on this user (an id or a unique prefix of one).")
 @click.pass_obj

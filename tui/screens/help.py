@@ -27,6 +27,7 @@ HELP = """\
 | `p` | probe: ask each model the preference's knowledge probes (same context and method), then diagnose each answer (Diagnosis tab, `7`) |
 | `d` | Runs tab: the diagnosis funnel of the runs listed (enter: its cases; enter again: open the run) |
 | `m` | Runs tab: heatmap of the runs listed, a score over two factors (evidence depth × context …); there `m` next metric · `r` / `c` next row / column factor · `x` swap |
+| `J` | Runs tab: judge quality of the runs listed: Krippendorff's α per dimension and every pair of raters (annotators, judges): n, abstentions, exact, ±1, κ, weighted κ, ρ, τ; the highlighted pair's confusion matrix and base rates; there `d` next dimension |
 | `tab` / `shift+tab` | next / previous control: timeline, run bar row by row, answers, the shown tab |
 | `f2` | analysis tabs take the right side (80 columns: tabs ⇄ answers) |
 | `f3` | hide / show the timeline |
@@ -36,6 +37,7 @@ HELP = """\
 | Relevance tab | `y` / `n` your label · `d` gold + BM25 deciders · `D` also embeddings |
 | Runs tab | one row per answer: `f` filter (`model:oracle alignment:>=4`) · `s` sort by the column · `g` group · `space` mark · `c` compare 2–4 (word diff) · `enter` on a score: rationale + evidence · `h` histogram · `e` export CSV |
 | `prefscope compare A B --tui` | the items B regressed and improved on; `enter` shows an item's two answers side by side with B's changed words marked |
+| `prefscope annotate QUEUE` | blind labelling: `1`–`5` score the marked dimension (`tab` / `↑` `↓` move, `s` save, `c` the rubric criteria) · pairs `a` / `b` / `t` · relevance `y` / `n` · attributes `a` / `u` / `r` · `o` note · `x` skip · `enter` next after the reveal · `esc` leave (resumable) |
 | `f8` | save an SVG screenshot |
 | `ctrl+p` | command palette (every action, plus "Switch user: …", "Method: …", "Query: …", "Context: …") |
 | `ctrl+q` | quit |

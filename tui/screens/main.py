@@ -57,6 +57,8 @@ WHILE_RUNNING = {"cancel_pane", "cancel_all"}
 IN_A_PANE = {"retry_pane", "toggle_reasons"}
 #: Keys that need a finished run on screen (live or re-opened).
 WITH_A_RUN = {"probe"}
+#: Keys of the Runs tab that the screen holds (they read the runs the grid lists).
+IN_THE_RUNS_TAB = {"judge_quality"}
 
 
 class MainScreen(Screen):
@@ -80,6 +82,13 @@ class MainScreen(Screen):
         _key("slash", "search", "Search", "Search the user's turns (full text)", show=False),
         _key("ctrl+s", "human_score", "Score", "Score the focused answer yourself (stored as human)", show=False),
         _key("f4", "real_answers", "Real answers", "Answers a real model gave (PrefEval's Mixtral 8x7B)", show=False),
+        _key(
+            "J",
+            "judge_quality",
+            "Judge quality",
+            "Runs tab: agreement of the judges and annotators on the runs listed (κ, α, confusion matrices)",
+            show=False,  # like the Runs tab's m / d: 80 columns hold no more keys
+        ),
         *TAB_KEYS,
     ]
 
@@ -398,6 +407,16 @@ class MainScreen(Screen):
             markup=False,
         )
 
+    def action_judge_quality(self) -> None:
+        """Agreement between every rater (annotators, judges) of the runs the Runs tab lists."""
+        from tui.screens.judge_quality import JudgeQualityScreen
+
+        run_ids, _ = self.tabs.runs.listed()
+        if not run_ids:
+            self.notify("No runs listed to compare raters on (clear the filter, or run something first).")
+            return
+        self.app.push_screen(JudgeQualityScreen(self.workbench, run_ids, self.tabs.runs.grid.filter_text))
+
     def show_tab(self, name: str) -> None:
         """Show an analysis tab with the focus on its first control (narrow: the tabs replace the answers)."""
         if self.has_class("narrow"):
@@ -417,6 +436,9 @@ class MainScreen(Screen):
             return self._pane_has_focus()
         if action in WITH_A_RUN:
             return self.run_view.run_id is not None and not self.run_view.running
+        if action in IN_THE_RUNS_TAB:
+            focused = self.focused
+            return focused is not None and self.tabs.runs in focused.ancestors_with_self
         return True
 
     def _pane_has_focus(self) -> bool:

@@ -64,19 +64,23 @@ def _judge_short(judge_model: str) -> str:
 
 def score_labels(columns: list[ScoreColumn]) -> dict[ScoreColumn, str]:
     """Readable, unique headers: the dimension alone when one judge scores it (``alignment``),
-    else with the judge (``alignment·gpt-4o``); the operator's scores as ``you·alignment``."""
+    else with the judge (``alignment·gpt-4o``); the operator's scores as ``you·alignment``, a named
+    annotator's as ``ann·alignment``. Still equal: the kind in front, then the whole judge id."""
     per_dim = Counter(c.dimension for c in columns if not c.human)
     labels: dict[ScoreColumn, str] = {}
     for c in columns:
         if c.human:
-            label = f"you·{c.dimension}"
+            who = c.judge_model.removeprefix("human:")
+            label = f"{'you' if who == 'operator' else who}·{c.dimension}"
         elif per_dim[c.dimension] == 1:
             label = c.dimension
         else:
             label = f"{c.dimension}·{_judge_short(c.judge_model)}"
         labels[c] = label
     seen = Counter(labels.values())
-    return {c: (f"{c.kind}:{label}" if seen[label] > 1 else label) for c, label in labels.items()}
+    labels = {c: (f"{c.kind}:{label}" if seen[label] > 1 else label) for c, label in labels.items()}
+    seen = Counter(labels.values())
+    return {c: (f"{c.kind}:{c.dimension}·{c.judge_model}" if seen[label] > 1 else label) for c, label in labels.items()}
 
 
 def columns_for(score_columns: list[ScoreColumn], run_ids: dict[str, str]) -> list[Column]:
