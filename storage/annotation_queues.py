@@ -24,7 +24,7 @@ from sqlite_utils import Database
 
 from storage.export import RunFilter, run_where
 from storage.judge_audit import same_prompt_pairs
-from storage.report import FACTORS, ReportError, factor_names
+from storage.report import FACTORS, LATEST_JUDGMENT, ReportError, factor_names
 from storage.transactions import transaction
 
 KINDS = ("answer", "pair", "relevance", "attribute")
@@ -185,10 +185,8 @@ def _disagreeing(db: Database, metric: str, gap: float) -> set[str]:
     if not dimension:
         raise AnnotationError(f"--metric {metric!r}: write kind:dimension, e.g. rubric:alignment")
     rows = db.execute(
-        """SELECT j.response_id, max(j.score) - min(j.score), count(DISTINCT j.judge_model) FROM judgments j
-        WHERE j.kind = ? AND j.dimension = ? AND j.human = 0 AND j.score IS NOT NULL AND j.id = (
-            SELECT max(j2.id) FROM judgments j2 WHERE j2.response_id = j.response_id AND j2.kind = j.kind
-              AND j2.dimension = j.dimension AND j2.judge_model = j.judge_model)
+        f"""SELECT j.response_id, max(j.score) - min(j.score), count(DISTINCT j.judge_model) FROM judgments j
+        WHERE j.kind = ? AND j.dimension = ? AND j.human = 0 AND j.score IS NOT NULL AND {LATEST_JUDGMENT}
         GROUP BY j.response_id""",
         [kind, dimension],
     )
@@ -361,9 +359,8 @@ def reveal(db: Database, item: Item) -> Revealed:
     scores = []
     for n, rid in enumerate(ids, 1):
         for judge, kind, dim, score in db.execute(
-            """SELECT j.judge_model, j.kind, j.dimension, j.score FROM judgments j WHERE j.response_id = ? AND j.human = 0
-            AND j.kind != 'pairwise' AND j.id = (SELECT max(j2.id) FROM judgments j2 WHERE j2.response_id = j.response_id
-              AND j2.kind = j.kind AND j2.dimension = j.dimension AND j2.judge_model = j.judge_model)
+            f"""SELECT j.judge_model, j.kind, j.dimension, j.score FROM judgments j WHERE j.response_id = ? AND j.human = 0
+            AND j.kind != 'pairwise' AND {LATEST_JUDGMENT}
             ORDER BY j.judge_model, j.kind, j.dimension""",
             [rid],
         ):

@@ -19,6 +19,7 @@ from sqlite_utils import Database
 
 from core.analysis.judge_audit import answer_words
 from storage.export import RunFilter, run_where
+from storage.report import LATEST_JUDGMENT
 
 #: What makes two answers answers to the same prompt: the run's spec without its models, judges
 #: and batch name (a batch runs each model as its own cell).
@@ -105,8 +106,7 @@ def scored_answers(db: Database, f: RunFilter, judge_model: str, kind: str, dime
                AND h.dimension = j.dimension AND h.human = 1 AND h.score IS NOT NULL)
         FROM judgments j JOIN responses p ON p.id = j.response_id JOIN runs r ON r.id = j.run_id
         WHERE j.kind = ? AND j.dimension = ? AND j.judge_model = ? AND j.parse_ok = 1 AND j.score IS NOT NULL
-          AND {rw} AND j.id = (SELECT max(j2.id) FROM judgments j2 WHERE j2.response_id = j.response_id
-              AND j2.kind = j.kind AND j2.dimension = j.dimension AND j2.judge_model = j.judge_model)
+          AND {rw} AND {LATEST_JUDGMENT}
         ORDER BY j.id""",
         args,
     )
