@@ -75,7 +75,7 @@ class _DemoLatency:
         yield Usage(20, 2)
         yield Done("stop")
 
-    def cost_usd(self, spec, i, o):
+    def cost_usd(self, spec, usage, *, batch=False):
         return None
 
     def context_window(self, spec):

@@ -10,9 +10,10 @@ import json
 import os
 import tomllib
 from pathlib import Path
+from typing import Annotated, Literal
 
 import platformdirs
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 APP = "prefscope"
 DEFAULT_DEMO_MODELS = ["demo:generic", "demo:retrieval", "demo:oracle"]
@@ -36,6 +37,61 @@ class Endpoint(BaseModel):
     base_url: str
     #: Env var holding its key, if it needs one (the key itself is never written here).
     api_key_env: str | None = None
+
+
+#: litellm's routing strategies (its ``RoutingStrategyName``; a test keeps them in step).
+RoutingStrategy = Literal[
+    "simple-shuffle",
+    "least-busy",
+    "usage-based-routing",
+    "latency-based-routing",
+    "cost-based-routing",
+    "usage-based-routing-v2",
+    "lar1",
+]
+
+
+class Deployment(BaseModel):
+    """One deployment (a key, region or server) of a router's model."""
+
+    model_config = ConfigDict(extra="forbid")  # an api_key here is refused: keys stay in the env
+
+    #: A litellm model string, e.g. ``openai/gpt-4o`` or ``azure/my-gpt4o``.
+    model: str = Field(min_length=1)
+    api_base: str | None = None
+    #: NAME of the env var holding this deployment's key (the key itself is never written here).
+    api_key_env: str | None = None
+    #: Requests / tokens per minute this deployment allows: weights for ``simple-shuffle``,
+    #: limits for the usage-based strategies.
+    rpm: int | None = Field(default=None, gt=0)
+    tpm: int | None = Field(default=None, gt=0)
+
+
+class Router(BaseModel):
+    """Several deployments of one model behind ``router:<name>`` (a litellm Router)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    routing_strategy: RoutingStrategy = "simple-shuffle"
+    deployments: list[Deployment] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _weights_on_all_or_none(self) -> Router:
+        # simple-shuffle weighs by rpm (else tpm) as soon as one deployment has it: one without
+        # it would silently get no traffic at all.
+        if self.routing_strategy == "simple-shuffle":
+            for limit in ("rpm", "tpm"):
+                given = [getattr(d, limit) is not None for d in self.deployments]
+                if any(given) and not all(given):
+                    raise ValueError(
+                        f"set {limit} on every deployment or on none: simple-shuffle routes by {limit} "
+                        "weights, so a deployment without one would get no requests"
+                    )
+        return self
+
+
+#: Router names become model ids (``router:<name>``).
+RouterName = Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]+$")]
 
 
 class Settings(BaseModel):
@@ -63,11 +119,16 @@ class Settings(BaseModel):
     #: Who labels in an annotation queue when `--annotator` is not given (unset: ask).
     annotator: str | None = None
     endpoints: dict[str, Endpoint] = Field(default_factory=dict)
+    #: Name -> several deployments of one model, used as ``router:<name>``.
+    routers: dict[RouterName, Router] = Field(default_factory=dict)
     #: Binding id -> keys, e.g. {"run": "ctrl+r,f5"} (Textual's set_keymap).
     keymap: dict[str, str] = Field(default_factory=dict)
     theme: str = "textual-dark"
     #: Refuse contexts larger than the model's window unless forced.
     enforce_context_window: bool = True
+    #: Anthropic prompt caching of the history prefix (core.providers.prompt_cache): "auto" marks a
+    #: prefix sent more than once, "always" every long one, "off" none. OpenAI caches on its own.
+    prompt_cache: Literal["auto", "always", "off"] = "auto"
 
 
 ENV_PREFIX = "PREFSCOPE_"
@@ -137,9 +198,18 @@ def load_settings(config: str | Path | None = None, **overrides: object) -> Sett
 
 def _unknown(loc: tuple) -> str:
     """``'thme' (did you mean 'theme'?); known: …`` for a key no model field has."""
-    fields = list((Endpoint if loc[0] == "endpoints" else Settings).model_fields)
+    fields = list(_model_at(loc).model_fields)
     where = ".".join(str(p) for p in loc)
     return f"{where!r}{did_you_mean(str(loc[-1]), fields)} (known: {', '.join(fields)})"
+
+
+def _model_at(loc: tuple) -> type[BaseModel]:
+    """The model whose key ``loc`` names: ``routers.<name>.deployments.<i>.<key>`` is a Deployment's."""
+    if loc[0] == "endpoints":
+        return Endpoint
+    if loc[0] == "routers":
+        return Deployment if "deployments" in loc[2:-1] else Router
+    return Settings
 
 
 def did_you_mean(name: str, known: list[str]) -> str:

@@ -77,6 +77,11 @@ WIDE_BASE = [
     "evidence_depth",
     # repeats of one cell: 0, 1 …
     "repeat",
+    # how the answer was obtained: stream, or a provider batch API (openai-batch, anthropic-batch)
+    "via",
+    # prompt tokens served from / written to the provider's prompt cache (parts of input_tokens)
+    "cache_read_tokens",
+    "cache_write_tokens",
 ]
 LONG_COLUMNS = [
     "run_id",
@@ -254,7 +259,7 @@ def _response_sql(f: RunFilter, args: list) -> str:
                json_extract(r.plan, '$.filler_pools'),
                {_PROMPT_TOKENS}, {_EVIDENCE_DISTANCE}, {_GOLD_RETRIEVED}, {_STEP_TOKENS},
                json_extract(r.spec, '$.turns'), json_extract(r.spec, '$.evidence_depth'),
-               coalesce(json_extract(r.spec, '$.repeat'), 0)
+               coalesce(json_extract(r.spec, '$.repeat'), 0), p.via, p.cache_read_tokens, p.cache_write_tokens
         FROM runs r
         JOIN responses p ON p.run_id = r.id AND p.is_final = 1
         LEFT JOIN queries q ON q.user_id = r.user_id AND q.id = r.query_id
@@ -320,6 +325,9 @@ def wide_rows(db: Database, f: RunFilter | None = None) -> tuple[list[str], Iter
                 r[31],
                 r[32],
                 r[33],
+                r[34],
+                r[35],
+                r[36],
                 *(mine.get(c) for c in score_cols),
                 r[25],
             ]

@@ -65,16 +65,16 @@ class RunRecorder:
                 self._dirty.add(event.response_id)
             return
         if isinstance(event, RunStarted):
-            self._write(event.run_id, lambda db: _insert_run(db, event))
+            self._write(event.run_id, lambda db: insert_run(db, event))
         elif isinstance(event, ResponseStarted):
             with self._lock:
                 self._text[event.response_id] = []
-            self._write(event.run_id, lambda db: _insert_response(db, event))
+            self._write(event.run_id, lambda db: insert_response(db, event))
         elif isinstance(event, ResponseFinished):
             with self._lock:
                 self._text.pop(event.response_id, None)
                 self._dirty.discard(event.response_id)
-            self._write(event.run_id, lambda db: _finish_response(db, event))
+            self._write(event.run_id, lambda db: finish_response(db, event))
         elif isinstance(event, JudgeScored):
             # JudgeScored types its judgment as object; once it says Judgment, warn_redundant_casts flags this cast.
             judgment = cast(Judgment, event.judgment)
@@ -162,7 +162,7 @@ class RunRecorder:
 
 
 # -- write jobs (writer thread) ------------------------------------------------------------
-def _insert_run(db: Database, e: RunStarted) -> None:
+def insert_run(db: Database, e: RunStarted) -> None:
     spec = e.spec
     plan_meta = e.plan.model_dump(mode="json", exclude={"steps"})
     db.table("runs").insert(
@@ -210,7 +210,7 @@ def _insert_run(db: Database, e: RunStarted) -> None:
         )
 
 
-def _insert_response(db: Database, e: ResponseStarted) -> None:
+def insert_response(db: Database, e: ResponseStarted) -> None:
     now = _now()
     db.table("responses").insert(
         {
@@ -234,7 +234,7 @@ def _insert_response(db: Database, e: ResponseStarted) -> None:
     )
 
 
-def _finish_response(db: Database, e: ResponseFinished) -> None:
+def finish_response(db: Database, e: ResponseFinished) -> None:
     db.table("responses").update(
         e.response_id,
         {
@@ -247,6 +247,9 @@ def _finish_response(db: Database, e: ResponseFinished) -> None:
             "output_tokens": e.output_tokens,
             "cost_usd": e.cost_usd,
             "cache_hit": int(e.cache_hit),
+            "cache_read_tokens": e.cache_read_tokens,
+            "cache_write_tokens": e.cache_write_tokens,
+            "via": e.via,
             "updated_at": _now(),
         },
     )

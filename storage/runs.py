@@ -43,6 +43,10 @@ class StoredResponse:
     output_tokens: int | None
     cost_usd: float | None
     cache_hit: bool
+    #: Prompt tokens the provider's cache served (part of input_tokens), or None.
+    cache_read_tokens: int | None = None
+    #: "stream", or the provider batch API that produced it.
+    via: str = "stream"
 
 
 @dataclass
@@ -137,7 +141,8 @@ def load_run(db: Database, run_id: str) -> StoredRun:
     run = StoredRun(row[0], row[1], row[2], RunSpec.model_validate_json(row[3]), plan)
     for r in db.execute(
         "SELECT id, slot, model, is_demo, step, is_final, text, status, error, ttft_ms, duration_ms, input_tokens, "
-        "output_tokens, cost_usd, cache_hit FROM responses WHERE run_id = ? ORDER BY slot, started_at",
+        "output_tokens, cost_usd, cache_hit, cache_read_tokens, via FROM responses WHERE run_id = ? "
+        "ORDER BY slot, started_at",
         [run_id],
     ):
         run.responses.append(
@@ -157,6 +162,8 @@ def load_run(db: Database, run_id: str) -> StoredRun:
                 r[12],
                 r[13],
                 bool(r[14]),
+                r[15],
+                r[16],
             )
         )
     run.judgments = select_judgments(db, "run_id = ?", [run_id])

@@ -68,6 +68,13 @@ def _isolated_paths(tmp_path, monkeypatch):
     monkeypatch.delenv("PREFSCOPE_CONFIG", raising=False)
     for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL"):
         monkeypatch.delenv(key, raising=False)
+    # Process-wide memories: a server's window (an OS port is reused by a later test's server) and
+    # which prompt prefixes were sent (the prompt-cache policy counts them).
+    from core.providers import server_window
+    from core.providers.prompt_cache import USES
+
+    server_window.forget()
+    USES.clear()
 
 
 def dataset(*parts: str) -> Path:

@@ -26,6 +26,7 @@ from core.settings import Settings
 if TYPE_CHECKING:  # imported where used: the TUI's first paint stays light
     from core.analysis.diagnosis import Case, Diagnosis
     from core.providers.calls import Complete, Completion
+    from core.providers.events import Usage
     from core.run.estimate import Estimate
     from core.run.prepare import Prepared
 
@@ -198,6 +199,20 @@ class Workbench:
 
         return complete
 
+    async def judge_responses(self, judges, run, responses, bundle: UserBundle, query) -> list:
+        """(response id, Judgment) for each stored answer of ``run`` by each judge, concurrently."""
+        from core.judges.apply import judge_answer
+        from core.judges.base import JudgeInput
+
+        complete = self.complete()
+
+        async def one(response):
+            item = JudgeInput(bundle, query, run.spec.expression_type, run.plan, response.text, response.model)
+            return [(response.id, j) for j in await judge_answer(judges, item, complete)]
+
+        batches = await asyncio.gather(*(one(r) for r in responses))
+        return [pair for batch in batches for pair in batch]
+
     def judges(self, spec_or_names) -> list:
         """The judges a RunSpec (or a list of judge names) asks for. Raises ``core.judges.JudgeSpecError``."""
         from core.judges import judges_for
@@ -252,8 +267,9 @@ class Workbench:
         options = options or EngineOptions(max_answer_chars=self.settings.max_answer_chars)
         return Engine(self.provider, emit, judges=judges, options=options)
 
-    def cost_of(self, model: ModelSpec, input_tokens: int, output_tokens: int) -> float | None:
-        return self.provider(model).cost_usd(model, input_tokens, output_tokens)
+    def cost_of(self, model: ModelSpec, usage: Usage, *, batch: bool = False) -> float | None:
+        """USD at the model's provider's prices (``core.run.estimate.CostOf``); None when unknown."""
+        return self.provider(model).cost_usd(model, usage, batch=batch)
 
     def estimate(self, spec: RunSpec, plan: PromptPlan) -> Estimate:
         """Tokens per model and the cost where a price is known (thread-safe)."""

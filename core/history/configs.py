@@ -79,22 +79,25 @@ class ContextError(ValueError):
 class ContextWindowExceeded(ContextError):
     """The history is larger than the model's context window (raised unless forced)."""
 
-    def __init__(self, tokens: int, window: int):
+    def __init__(self, tokens: int, window: int, source: str | None = None):
         self.tokens = tokens
         self.window = window
+        #: Where the window came from when a server reported it ("local:m at http://…/v1, max_model_len in /v1/models").
+        self.source = source
+        over = f"{tokens - window:,} over" + (f"; {source}" if source else "")
         super().__init__(
             f"the prompt is {tokens:,} tokens but the model's window is {window:,} tokens "
-            f"({tokens - window:,} over); choose a shorter context, or force it: --force on the command line, the force box in the TUI"
+            f"({over}); choose a shorter context, or force it: --force on the command line, the force box in the TUI"
         )
 
 
-def check_window(tokens: int, window: int | None, force: bool = False) -> str | None:
-    """Refuse a prompt larger than ``window`` (raise :class:`ContextWindowExceeded`) unless forced.
+def check_window(tokens: int, window: int | None, force: bool = False, source: str | None = None) -> str | None:
+    """Refuse a prompt larger than ``window`` (raise :class:`ContextWindowExceeded`, naming ``source``) unless forced.
 
     Returns a note to show the operator when forced past the window, else ``None``.
     """
     if window is None or tokens <= window:
         return None
     if not force:
-        raise ContextWindowExceeded(tokens, window)
+        raise ContextWindowExceeded(tokens, window, source)
     return f"forced: {tokens:,} tokens sent to a model with a {window:,}-token window ({tokens - window:,} over)"

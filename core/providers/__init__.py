@@ -5,8 +5,9 @@ imported only when a model of theirs is first used.
 
 Model ids: ``openai:<model>``, ``anthropic:<model>``, ``litellm:<litellm model string>``,
 ``demo:<generic|retrieval|oracle|flaky|slow>``, ``replay:<model id or request hash>``,
-``imported:<model>`` (answers stored by ``import-results``, never called), and
-``<endpoint>:<model>`` for each OpenAI-compatible server named in ``Settings.endpoints``.
+``imported:<model>`` (answers stored by ``import-results``, never called),
+``<endpoint>:<model>`` for each OpenAI-compatible server named in ``Settings.endpoints``, and
+``router:<name>`` for each litellm Router (several deployments of one model) in ``Settings.routers``.
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ PROVIDERS: Registry[Entry] = Registry(
         Entry("demo", "core.providers.demo:DemoProvider", "offline scripted models, always available"),
         Entry("replay", "core.providers.replay:ReplayProvider", "recorded responses, replayed with their pacing"),
         Entry("imported", "core.providers.imported:ImportedProvider", "import-results answers (never called)"),
+        Entry("router", "core.providers.router_provider:RouterProvider", "a configured litellm Router's deployments"),
     ]
 )
 BUILTIN = tuple(PROVIDERS)
@@ -113,11 +115,17 @@ def check_model_name(name: str, settings: Settings | None = None) -> str | None:
         return _unknown_provider(provider, name, endpoints)
     if provider == "demo" and model not in MODELS:
         return f"unknown demo model {name!r}; available: " + ", ".join(f"demo:{m}" for m in MODELS)
+    routers = settings.routers if settings else {}
+    if provider == "router" and model.strip() not in routers:
+        from core.providers.router_provider import not_configured
+
+        return not_configured(model.strip(), routers)
     return None
 
 
 def available_models(settings: Settings | None = None) -> list[ModelChoice]:
-    """Demo models always; real ones only when a key env var or an endpoint makes them usable.
+    """Demo models always; real ones only when a key env var or an endpoint makes them usable;
+    every configured router (``router:<name>``).
 
     Models of an endpoint (``<endpoint>:<model>``) and litellm models are listed when they appear in
     ``settings.models``: a server's model names cannot be known without asking it.
@@ -150,4 +158,9 @@ def available_models(settings: Settings | None = None) -> list[ModelChoice]:
         if reason:
             out.append(ModelChoice(model_id, model_id, False, reason))
             seen.add(model_id)
+    for name, router in (settings.routers if settings else {}).items():
+        models = sorted({d.model for d in router.deployments})
+        reason = f"router of {len(router.deployments)} deployment(s) of {', '.join(models)}"
+        if f"router:{name}" not in seen:
+            out.append(ModelChoice(f"router:{name}", f"router:{name}", False, reason))
     return out

@@ -13,7 +13,7 @@ from typing import Protocol, runtime_checkable
 from pydantic import BaseModel, Field
 
 from core.plan import Message
-from core.providers.events import StreamEvent
+from core.providers.events import StreamEvent, Usage
 
 
 class ModelParams(BaseModel):
@@ -72,8 +72,9 @@ class Provider(Protocol):
 
     def stream(self, spec: ModelSpec, messages: list[Message]) -> AsyncGenerator[StreamEvent, None]: ...
 
-    def cost_usd(self, spec: ModelSpec, input_tokens: int | None, output_tokens: int | None) -> float | None:
-        """Price of a call, or None when unknown (never 0 for unknown)."""
+    def cost_usd(self, spec: ModelSpec, usage: Usage, *, batch: bool = False) -> float | None:
+        """Price of a call's usage (its cache reads and writes at the cache prices), or None when
+        unknown (never 0 for unknown); ``batch``: at the provider's batch discount."""
         ...
 
     def context_window(self, spec: ModelSpec) -> int | None: ...

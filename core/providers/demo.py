@@ -137,7 +137,7 @@ class DemoProvider:
     def label(spec: ModelSpec) -> str:
         return f"{spec.id} (demo: {MODELS.get(spec.model, 'unknown demo model')})"
 
-    def cost_usd(self, spec: ModelSpec, input_tokens: int | None, output_tokens: int | None) -> float | None:
+    def cost_usd(self, spec: ModelSpec, usage: Usage, *, batch: bool = False) -> float | None:
         return 0.0  # scripted and offline: free, and known to be
 
     def context_window(self, spec: ModelSpec) -> int | None:

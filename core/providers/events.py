@@ -27,9 +27,18 @@ class Delta:
 
 @dataclass(frozen=True, slots=True)
 class Usage:
+    """Tokens of one call. ``input_tokens`` counts EVERY prompt token, those served from or written
+    to the provider's prompt cache included (OpenAI's ``prompt_tokens``; the Anthropic provider adds
+    its separately reported parts up); the cache counts say how many of them were which."""
+
     input_tokens: int | None
     output_tokens: int | None
     t: float = field(default_factory=now)
+    #: Prompt tokens read from the provider's cache (OpenAI ``cached_tokens``, Anthropic
+    #: ``cache_read_input_tokens``); None when the provider did not say.
+    cache_read_tokens: int | None = None
+    #: Prompt tokens written to the cache (Anthropic ``cache_creation_input_tokens``).
+    cache_write_tokens: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from core.plan import Message
 from core.providers.base import CALLS_A_MODEL, ModelSpec
-from core.providers.events import Error, StreamEvent
+from core.providers.events import Error, StreamEvent, Usage
 
 if TYPE_CHECKING:
     from core.ports import ResponseCache
@@ -34,7 +34,7 @@ class ImportedProvider:
             before_first_byte=True,
         )
 
-    def cost_usd(self, spec: ModelSpec, input_tokens: int | None, output_tokens: int | None) -> float | None:
+    def cost_usd(self, spec: ModelSpec, usage: Usage, *, batch: bool = False) -> float | None:
         return None  # the source does not say what it cost
 
     def context_window(self, spec: ModelSpec) -> int | None:

@@ -24,7 +24,7 @@ from core.plan import Message
 from core.providers import pricing
 from core.providers.base import CALLS_A_MODEL, ModelSpec
 from core.providers.clients import LoopClients
-from core.providers.events import Error, StreamEvent
+from core.providers.events import Error, StreamEvent, Usage
 from core.providers.failures import classify, openai_family
 from core.providers.redact import remember_key_env
 from core.providers.streaming import StreamState, guarded, openai_chunk_events
@@ -32,6 +32,7 @@ from core.providers.tls import ssl_context
 
 if TYPE_CHECKING:
     from core.ports import ResponseCache
+    from core.providers.server_window import ServerWindow
     from core.settings import Settings
 
 #: Key placeholder for keyless local servers (the SDK refuses an empty key).
@@ -81,15 +82,32 @@ class OpenAIChatProvider:
         async for event in guarded(producer, timeout_s=spec.params.timeout_s, label=label, classify=self._classify):
             yield event
 
-    def cost_usd(self, spec: ModelSpec, input_tokens: int | None, output_tokens: int | None) -> float | None:
+    def cost_usd(self, spec: ModelSpec, usage: Usage, *, batch: bool = False) -> float | None:
         if spec.base_url or self.base_url or self.name != "openai":
             return None  # a self-hosted or third-party server: no known price
-        return pricing.cost_usd("openai", spec.model, input_tokens, output_tokens)
+        return pricing.usage_cost("openai", spec.model, usage, batch=batch)
 
     def context_window(self, spec: ModelSpec) -> int | None:
-        if spec.base_url or self.base_url or self.name != "openai":
+        base_url = spec.base_url or self.base_url
+        if base_url:  # what the server said, if it was asked (discover_context_window)
+            from core.providers.server_window import remembered
+
+            answer = remembered(base_url, spec.model)
+            return answer.window if answer else None
+        if self.name != "openai":
             return None
         return pricing.context_window("openai", spec.model)
+
+    async def discover_context_window(self, spec: ModelSpec) -> ServerWindow | None:
+        """Ask a self-hosted server (a ``base_url``: vLLM, llama.cpp, Ollama) for the model's
+        window, once per process; None for api.openai.com, whose windows are in the price table."""
+        base_url = spec.base_url or self.base_url
+        if not base_url:
+            return None
+        from core.providers.server_window import server_window
+
+        key = os.environ.get(self.api_key_env) if self.api_key_env else None
+        return await server_window(base_url, spec.model, api_key=key or None)
 
     # ---- internals ----------------------------------------------------------------------------
     def _classify(self, exc: BaseException, state: StreamState) -> Error:

@@ -10,7 +10,11 @@ import tomllib
 from functools import lru_cache
 from importlib import resources
 
+from core.providers.events import Usage
+
 _DATED = re.compile(r"(-\d{4}-\d{2}-\d{2}|-\d{8}|-latest)$")
+#: Top-level tables of prices.toml that are not a provider's models.
+_NOT_PROVIDERS = ("batch_discount",)
 
 
 @lru_cache(maxsize=1)
@@ -20,6 +24,8 @@ def table() -> dict:
 
 
 def entry(provider: str, model: str) -> dict | None:
+    if provider in _NOT_PROVIDERS:
+        return None
     models = table().get(provider) or {}
     if model in models:
         return models[model]
@@ -27,11 +33,41 @@ def entry(provider: str, model: str) -> dict | None:
     return models.get(base)
 
 
-def cost_usd(provider: str, model: str, input_tokens: int | None, output_tokens: int | None) -> float | None:
+def batch_discount(provider: str) -> float | None:
+    """Fraction taken off every price in the provider's batch API (0.5 = half price), or None."""
+    value = (table().get("batch_discount") or {}).get(provider)
+    return None if value is None else float(value)
+
+
+def cost_usd(
+    provider: str,
+    model: str,
+    input_tokens: int | None,
+    output_tokens: int | None,
+    *,
+    cache_read_tokens: int = 0,
+    cache_write_tokens: int = 0,
+    batch: bool = False,
+) -> float | None:
+    """USD for one call (or a sum of calls). ``input_tokens`` is every prompt token, the cache's
+    reads and writes included; those are charged at ``cache_read`` / ``cache_write`` — or at the
+    input price when the model has none (OpenAI charges nothing extra to write its cache).
+    ``batch``: less the provider's batch discount, None when it has none."""
     e = entry(provider, model)
     if e is None or input_tokens is None or output_tokens is None:
         return None
-    return (input_tokens * e["input"] + output_tokens * e["output"]) / 1_000_000
+    read, write = cache_read_tokens or 0, cache_write_tokens or 0
+    plain = max(input_tokens - read - write, 0)  # a provider's parts never exceed its total
+    usd = (
+        plain * e["input"]
+        + read * e.get("cache_read", e["input"])
+        + write * e.get("cache_write", e["input"])
+        + output_tokens * e["output"]
+    ) / 1_000_000
+    if not batch:
+        return usd
+    discount = batch_discount(provider)
+    return None if discount is None else usd * (1 - discount)
 
 
 def context_window(provider: str, model: str) -> int | None:
@@ -41,3 +77,16 @@ def context_window(provider: str, model: str) -> int | None:
 
 def as_of() -> str:
     return str(table().get("as_of", "unknown"))
+
+
+def usage_cost(provider: str, model: str, usage: Usage, *, batch: bool = False) -> float | None:
+    """:func:`cost_usd` of one call's reported usage."""
+    return cost_usd(
+        provider,
+        model,
+        usage.input_tokens,
+        usage.output_tokens,
+        cache_read_tokens=usage.cache_read_tokens or 0,
+        cache_write_tokens=usage.cache_write_tokens or 0,
+        batch=batch,
+    )

@@ -82,7 +82,7 @@ class ReplayProvider:
             yield Usage(usage.get("input_tokens"), usage.get("output_tokens"))
         yield Done(record.get("finish_reason") or "stop")
 
-    def cost_usd(self, spec: ModelSpec, input_tokens: int | None, output_tokens: int | None) -> float | None:
+    def cost_usd(self, spec: ModelSpec, usage: Usage, *, batch: bool = False) -> float | None:
         return 0.0  # served from the local cache
 
     def context_window(self, spec: ModelSpec) -> int | None:

@@ -100,5 +100,17 @@ async def openai_chunk_events(chunks) -> AsyncGenerator[StreamEvent, None]:
         if choice.finish_reason:
             finish = choice.finish_reason
     if usage is not None:
-        yield Usage(usage.prompt_tokens, usage.completion_tokens)
+        yield openai_usage(usage)
     yield Done(finish, complete=finish is not None)
+
+
+def openai_usage(usage) -> Usage:
+    """Usage from an OpenAI-format ``usage`` object (streamed or in a batch result's body, as an
+    object or a dict): ``prompt_tokens`` already includes ``prompt_tokens_details.cached_tokens``."""
+
+    def get(obj, name):
+        return obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
+
+    details = get(usage, "prompt_tokens_details")
+    cached = get(details, "cached_tokens") if details is not None else None
+    return Usage(get(usage, "prompt_tokens"), get(usage, "completion_tokens"), cache_read_tokens=cached)

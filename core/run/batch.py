@@ -6,7 +6,8 @@ shares ONE engine between all runs, so the engine's per-provider limit holds acr
 
 Resuming: the store knows each cell's last status. ``ok`` cells are skipped; ``error`` /
 ``partial`` cells only with ``retry_failed``; ``cancelled``, ``interrupted``, stale ``running``
-(a killed process) and unknown cells run. Stopping (Ctrl-C → :meth:`BatchRunner.stop`, or
+(a killed process) and unknown cells run; ``submitted`` cells wait in a provider batch job
+(:mod:`core.run.provider_batch`) and are collected, never run again. Stopping (Ctrl-C → :meth:`BatchRunner.stop`, or
 cancelling the task) cancels the runs in flight — the engine stores them as cancelled with their
 partial text — and marks their cells ``cancelled``; everything finished so far is already stored.
 
@@ -28,6 +29,8 @@ from core.run.spec import new_id
 
 DONE = {"ok"}
 FAILED = {"error", "partial"}
+#: Waiting in a provider batch job (core.run.provider_batch): collected, not run again.
+WAITING = {"submitted"}
 
 
 class CellStore(Protocol):
@@ -95,7 +98,7 @@ def select(
     run, skip = [], []
     for c in cells:
         st = statuses.get(c.key)
-        if st in DONE or (st in FAILED and not retry_failed):
+        if st in DONE or st in WAITING or (st in FAILED and not retry_failed):
             skip.append(c)
         else:
             run.append(c)

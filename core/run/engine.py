@@ -67,6 +67,16 @@ def with_prefill(messages: list[Message], step: PromptStep, provider: Provider, 
     return [*messages, Message(role="assistant", content=step.prefill)]
 
 
+def usage_cost(provider: Provider, model: ModelSpec, usage: Usage | None, *, batch: bool = False) -> float | None:
+    """What a call cost at the provider's prices, or None."""
+    if usage is None:
+        return None
+    try:
+        return provider.cost_usd(model, usage, batch=batch)
+    except Exception:  # a price table problem must not lose the answer
+        return None
+
+
 Emit = Callable[[RunEvent], None]
 ProviderFor = Callable[[ModelSpec], Provider]
 
@@ -299,10 +309,7 @@ class Engine:
         end = time.monotonic()
         in_tok = usage.input_tokens if usage else None
         out_tok = usage.output_tokens if usage else None
-        try:
-            cost = provider.cost_usd(model, in_tok, out_tok) if usage else None
-        except Exception:
-            cost = None
+        cost = usage_cost(provider, model, usage)
         replayed = provider.capabilities.is_replay
         return ResponseFinished(
             run_id=run_id,
@@ -320,6 +327,8 @@ class Engine:
             cost_usd=cost,
             cache_hit=replayed,
             chunks=() if replayed else tuple(chunks),
+            cache_read_tokens=usage.cache_read_tokens if usage else None,
+            cache_write_tokens=usage.cache_write_tokens if usage else None,
         )
 
     # -- judging -------------------------------------------------------------------------

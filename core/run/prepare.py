@@ -4,10 +4,12 @@ every model's context window. The ONE path: the TUI, `prefscope run`, `prefscope
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from core.history.build import abuild_context
 from core.history.configs import ContextError, check_window, config_named
@@ -19,6 +21,9 @@ from core.ports import EmbeddingCache, SummaryCache
 from core.providers.base import ModelSpec, Provider
 from core.run.spec import RunSpec
 from core.settings import Settings
+
+if TYPE_CHECKING:
+    from core.providers.server_window import ServerWindow  # imports httpx: only a base_url model needs it
 
 
 @dataclass(frozen=True)
@@ -48,7 +53,9 @@ async def prepare(
     ``filler_pools`` are the pools available; the context draws only from the ones the spec names
     (default: the user's own source's pool), and the plan records their ids.
 
-    ``windows`` maps model id -> context window; missing ids are asked of their provider.
+    ``windows`` maps model id -> context window; missing ids are asked of their provider, and a
+    self-hosted server (a ``base_url``) is asked what it serves (once per process; the plan notes
+    its answer, or that it reported none and the window is unknown).
     ``write_summaries=False`` (`prefscope prompt`, which sends nothing): sessions of a summaries
     context without a cached summary show a placeholder and are listed in
     ``context.summary_requests`` instead of being summarised by a model call.
@@ -94,7 +101,11 @@ async def prepare(
         plan = apply_given_outputs(plan, dict(opts["outputs"]), str(opts.get("outputs_source", "method_options")))
     plan.filler_pools = [p.id for p in pools] if draws_filler(cfg) else []
     force = spec.force or not settings.enforce_context_window
-    plan.notes += window_notes(spec, plan, force, windows or {}, provider_for)
+    answers = await ask_servers(spec, windows or {}, provider_for)
+    plan.notes += [f"{model_id}: {answer.note}" for model_id, answer in answers.items()]
+    windows = {model_id: answer.window for model_id, answer in answers.items()} | (windows or {})
+    sources = {model_id: f"{model_id} at {answer.source}" for model_id, answer in answers.items()}
+    plan.notes += window_notes(spec, plan, force, windows, provider_for, sources)
     plan.notes += limit_notes(spec, plan)
     return Prepared(plan, ctx)
 
@@ -141,19 +152,38 @@ def summariser(model: ModelSpec, provider: Provider) -> Callable[[Session], Awai
     return summarise
 
 
+async def ask_servers(
+    spec: RunSpec, windows: dict[str, int | None], provider_for: Callable[[ModelSpec], Provider]
+) -> dict[str, ServerWindow]:
+    """What each self-hosted server among the models (a ``base_url``) reports as its window, asked
+    together and once per process; models given a window in ``windows`` are not asked."""
+    asks = {}
+    for model in spec.models:
+        if model.id in windows or model.id in asks:
+            continue
+        discover = getattr(provider_for(model), "discover_context_window", None)
+        if discover is not None:
+            asks[model.id] = discover(model)
+    answers = await asyncio.gather(*asks.values())
+    return {model_id: answer for model_id, answer in zip(asks, answers) if answer is not None}
+
+
 def window_notes(
     spec: RunSpec,
     plan: PromptPlan,
     force: bool,
     windows: dict[str, int | None],
     provider_for: Callable[[ModelSpec], Provider],
+    sources: dict[str, str] | None = None,
 ) -> list[str]:
-    """Refuse (raise) or note, per model, a prompt larger than the model's context window."""
+    """Refuse (raise) or note, per model, a prompt larger than the model's context window.
+    ``sources`` names, per model id, where its window came from (a server's answer) for the refusal."""
     notes = []
+    sources = sources or {}
     biggest = max(s.tokens for s in plan.steps)
     for model in spec.models:
         window = windows[model.id] if model.id in windows else provider_for(model).context_window(model)
-        note = check_window(biggest, window, force)
+        note = check_window(biggest, window, force, source=sources.get(model.id))
         if note:
             notes.append(f"{model.id}: {note}")
     return notes

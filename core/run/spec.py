@@ -133,17 +133,23 @@ class ResponseFinished:
     text: str
     error: str | None
     ttft_ms: float | None
-    duration_ms: float
+    #: None for an answer fetched from a provider batch job (nothing was timed).
+    duration_ms: float | None
     input_tokens: int | None
     output_tokens: int | None
     cost_usd: float | None
     cache_hit: bool
     #: Recorded pacing (seconds since request, text) for replay; empty for replays themselves.
     chunks: tuple = ()
+    #: Prompt tokens served from / written to the provider's prompt cache (parts of input_tokens).
+    cache_read_tokens: int | None = None
+    cache_write_tokens: int | None = None
+    #: How the answer was obtained: "stream", or the provider batch API ("openai-batch", …).
+    via: str = "stream"
 
     @property
     def tokens_per_s(self) -> float | None:
-        if not self.output_tokens or self.ttft_ms is None:
+        if not self.output_tokens or self.ttft_ms is None or self.duration_ms is None:
             return None
         gen_s = (self.duration_ms - self.ttft_ms) / 1000
         return self.output_tokens / gen_s if gen_s > 0 else None

@@ -32,8 +32,7 @@ class AnthropicEncoder:
         return True  # Anthropic always reports usage
 
     def opening(self, reply: Reply, body: dict) -> list[bytes]:
-        input_tokens = reply.usage[0] if reply.usage else 0
-        message = {
+        message: dict = {
             "id": "msg_test",
             "type": "message",
             "role": "assistant",
@@ -41,7 +40,7 @@ class AnthropicEncoder:
             "content": [],
             "stop_reason": None,
             "stop_sequence": None,
-            "usage": {"input_tokens": input_tokens, "output_tokens": 1},
+            "usage": anthropic_usage(reply, output_tokens=1),
         }
         return [
             sse({"type": "message_start", "message": message}, "message_start"),
@@ -86,6 +85,20 @@ class AnthropicEncoder:
     def http_error_body(self, reply: Reply) -> dict:
         error_type = reply.error_type or _ERROR_TYPES.get(reply.status, "api_error")
         return {"type": "error", "error": {"type": error_type, "message": reply.error_message}}
+
+
+def anthropic_usage(reply: Reply, output_tokens: int | None = None) -> dict:
+    """Messages ``usage``: ``input_tokens`` EXCLUDES the cache reads and writes, reported apart."""
+    total, output = reply.usage if reply.usage else (0, 0)
+    read, write = reply.cache_read, reply.cache_write
+    usage: dict = {
+        "input_tokens": total - (read or 0) - (write or 0),
+        "output_tokens": output if output_tokens is None else output_tokens,
+    }
+    if read is not None or write is not None:
+        usage["cache_creation_input_tokens"] = write or 0
+        usage["cache_read_input_tokens"] = read or 0
+    return usage
 
 
 class AnthropicServer(ScriptedServer):

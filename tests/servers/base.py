@@ -58,6 +58,9 @@ class ServerLog:
     requests: list[RecordedRequest] = field(default_factory=list)
     #: One entry per finished response: "complete", "fault:<kind>", "disconnect", "http:<status>".
     outcomes: list[str] = field(default_factory=list)
+    #: Paths of the window questions a client asked (``GET …/models``, ``GET /props``), kept
+    #: apart from the model calls above.
+    window_asks: list[str] = field(default_factory=list)
 
     @property
     def disconnects(self) -> int:
@@ -184,7 +187,8 @@ class ScriptedServer:
         loop.close()
 
     async def _startup(self) -> None:
-        app = web.Application()
+        # Batch uploads are large (the real APIs take 200 MB files); aiohttp's default cap is 1 MB.
+        app = web.Application(client_max_size=256 * 1024 * 1024)
         app.router.add_route("*", "/{tail:.*}", self._handle)
         self._runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=0.5)
         await self._runner.setup()
@@ -196,6 +200,12 @@ class ScriptedServer:
         if self._runner:
             await self._runner.cleanup()
 
+    async def handle_other(self, request: web.Request, raw: bytes) -> web.StreamResponse | None:
+        """Serve a route besides the streaming one (subclasses: the batch APIs), or None for a 404.
+
+        Called for every request after it is recorded; ``raw`` is its body, already read."""
+        return None
+
     def _next_reply(self) -> Reply:
         with self._lock:
             reply = self._replies[min(self._served, len(self._replies) - 1)]
@@ -203,6 +213,12 @@ class ScriptedServer:
         return reply
 
     async def _handle(self, request: web.Request) -> web.StreamResponse:
+        # prepare asks a base_url server its context window once: answered as a server without
+        # those routes, and not mixed into the model calls' log.
+        if request.method == "GET" and request.path in (self.encoder.base_suffix + "/models", "/props"):
+            self.log.window_asks.append(request.path)
+            error = {"message": f"no route GET {request.path}", "type": "not_found"}
+            return web.json_response({"error": error}, status=404)
         raw = await request.read()
         try:
             body = json.loads(raw) if raw else None
@@ -210,6 +226,10 @@ class ScriptedServer:
             body = None
         headers, auth = _redact(request.headers)
         self.log.requests.append(RecordedRequest(request.method, request.path, headers, body, auth))
+        other = await self.handle_other(request, raw)
+        if other is not None:
+            self.log.outcomes.append(f"http:{other.status}")
+            return other
         if request.method != "POST" or request.path != self.encoder.path:
             self.log.outcomes.append("http:404")
             return web.json_response(

@@ -54,9 +54,8 @@ class OpenAIEncoder:
         wants = self.wants_usage(body)
         done = {"index": 0, "delta": {}, "logprobs": None, "finish_reason": reply.finish_reason}
         frames = [self._chunk(reply, [done], with_usage_key=wants)]
-        if wants and reply.usage is not None:
-            i, o = reply.usage
-            usage = {"prompt_tokens": i, "completion_tokens": o, "total_tokens": i + o}
+        usage = openai_usage(reply)
+        if wants and usage is not None:
             frames.append(self._chunk(reply, [], usage=usage, with_usage_key=True))
         frames.append(sse("[DONE]"))
         return frames
@@ -85,6 +84,17 @@ class OpenAIEncoder:
                 "code": _ERROR_CODES.get(reply.status),
             }
         }
+
+
+def openai_usage(reply: Reply) -> dict | None:
+    """Chat Completions ``usage``: ``prompt_tokens`` is the whole prompt, cached tokens included."""
+    if reply.usage is None:
+        return None
+    i, o = reply.usage
+    usage: dict = {"prompt_tokens": i, "completion_tokens": o, "total_tokens": i + o}
+    if reply.cache_read is not None:
+        usage["prompt_tokens_details"] = {"cached_tokens": reply.cache_read}
+    return usage
 
 
 class OpenAIServer(ScriptedServer):

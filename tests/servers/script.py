@@ -23,8 +23,15 @@ class Reply:
     first_delay_s: float = 0.0
     #: Seconds between text frames.
     delay_s: float = 0.0
-    #: (input tokens, output tokens) reported at the end; None sends no usage.
+    #: (input tokens, output tokens) reported at the end; None sends no usage. The input count is
+    #: EVERY prompt token, cached ones included (OpenAI's ``prompt_tokens``); the Anthropic server
+    #: reports ``input_tokens`` without the cache reads and writes, as Anthropic does.
     usage: tuple[int, int] | None = (11, 4)
+    #: Prompt tokens served from the provider's prompt cache (OpenAI
+    #: ``prompt_tokens_details.cached_tokens``, Anthropic ``cache_read_input_tokens``); None: not reported.
+    cache_read: int | None = None
+    #: Prompt tokens written to the cache (Anthropic ``cache_creation_input_tokens``; OpenAI has none).
+    cache_write: int | None = None
     finish_reason: str = "stop"
     #: Non-200 → an HTTP error response with the provider's JSON error body, no stream.
     status: int = 200
@@ -39,6 +46,11 @@ class Reply:
     #: How long a ``stall`` lasts before the server gives up and closes.
     stall_s: float = 30.0
     model: str = "test-model"
+
+    def __post_init__(self) -> None:
+        cached = (self.cache_read or 0) + (self.cache_write or 0)
+        if self.usage is not None and cached > self.usage[0]:
+            raise ValueError(f"cache_read + cache_write ({cached}) exceed the prompt tokens ({self.usage[0]})")
 
     @classmethod
     def text(cls, text: str, *, pieces: int | None = None, **kw) -> Reply:

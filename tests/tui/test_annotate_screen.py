@@ -183,6 +183,7 @@ def stored_scores(wb, annotator: str, dimension: str) -> dict[str, float]:
     return dict(rows)
 
 
+@pytest.mark.slow  # 300 key presses at Pilot's pace
 async def test_two_annotators_label_a_queue_and_agreement_matches_sklearn_and_krippendorff(batch):
     wb = batch
     create_queue(wb.db, "lab", QueueSpec(batches=["b"], sample=30))

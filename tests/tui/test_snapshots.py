@@ -160,7 +160,7 @@ class GateProvider:
         self.reached = 0
         self.gate = asyncio.Event()
 
-    def cost_usd(self, spec, i, o):
+    def cost_usd(self, spec, usage, *, batch=False):
         return None
 
     def context_window(self, spec):

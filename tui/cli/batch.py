@@ -12,12 +12,11 @@ re-runs failed ones.
 from __future__ import annotations
 
 import asyncio
-import signal
 import sys
 
 import click
 
-from tui.cli.common import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_PARTIAL, open_workbench, user_of
+from tui.cli.common import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_PARTIAL, open_workbench, stoppable, user_of
 
 CONFIRM_USD = 1.0
 CONFIRM_TOKENS = 5_000_000
@@ -152,6 +151,27 @@ def _confirm(est, yes: bool, usd: float, tokens: int) -> None:
     help="After each cell, ask its models the preference's knowledge probes (same context and method), "
     "for `prefscope diagnose` / `report --diagnosis` (grid file: probe = true).",
 )
+@click.option(
+    "--via",
+    type=click.Choice(["stream", "openai-batch", "anthropic-batch"]),
+    default="stream",
+    show_default=True,
+    help="How answers are obtained: streamed calls, or the provider's batch API (half price, within 24 h; "
+    "one call per answer; resumable by any process).",
+)
+@click.option(
+    "--no-wait", is_flag=True, help="--via …-batch: submit the jobs and return; the same command later collects them."
+)
+@click.option(
+    "--cancel", is_flag=True, help="--via …-batch: cancel this batch's jobs at the provider, store what they finished."
+)
+@click.option(
+    "--poll-max-s",
+    type=click.FloatRange(0.01),
+    default=60.0,
+    show_default=True,
+    help="--via …-batch: longest wait between polls of a job (the interval grows up to it).",
+)
 @click.option("--retry-failed", is_flag=True, help="Also re-run cells that failed before.")
 @click.option("--dry-run", is_flag=True, help="Print the cells and the estimate, run nothing.")
 @click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
@@ -187,6 +207,10 @@ def batch(
     runs,
     per_provider,
     probe,
+    via,
+    no_wait,
+    cancel,
+    poll_max_s,
     retry_failed,
     dry_run,
     yes,
@@ -204,6 +228,10 @@ def batch(
     from tui.cli.batch_view import estimate_table, progress_view, summary_line, summary_table
     from tui.cli.run import check_models
 
+    if via == "stream" and (no_wait or cancel):
+        raise click.ClickException(
+            "--no-wait and --cancel are for provider batch jobs: add --via openai-batch or anthropic-batch"
+        )
     grid = _grid(
         grid_path,
         name,
@@ -244,6 +272,13 @@ def batch(
         console.print(estimate_table(session.name, len(session.cells), len(todo), len(skipped), est))
         if grid.repeats > 1:
             console.print(_repeats_line(grid))
+        if via != "stream" and not dry_run:
+            from tui.cli.batch_via import run_via
+
+            if todo and not cancel:
+                _confirm(est, yes, confirm_above_usd, confirm_above_tokens)
+            run_via(ctx, console, session, via, wait=not no_wait, cancel=cancel, poll_max_s=poll_max_s)
+            return
         if dry_run or not todo:
             if not todo:
                 console.print(
@@ -253,7 +288,7 @@ def batch(
             return
         _confirm(est, yes, confirm_above_usd, confirm_above_tokens)
         with view:
-            asyncio.run(_run(session))
+            asyncio.run(stoppable(session.run, session.stop))
         progress = session.finish()  # every write waited for: the summary says what is stored
         console.print(summary_line(session.name, progress))
         console.print(summary_table(session.workbench.db, session.name, console.width))
@@ -274,18 +309,3 @@ def batch(
             ctx.exit(EXIT_PARTIAL)  # some cells failed, the rest are stored
     finally:
         session.close()
-
-
-async def _run(session):
-    loop = asyncio.get_running_loop()
-    try:
-        loop.add_signal_handler(signal.SIGINT, session.stop)
-    except (NotImplementedError, RuntimeError):  # not on the main thread / platform without it
-        pass
-    try:
-        return await session.run()
-    finally:
-        try:
-            loop.remove_signal_handler(signal.SIGINT)
-        except (NotImplementedError, RuntimeError):
-            pass

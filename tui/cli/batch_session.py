@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from core.plan import PromptPlan
 from core.run.batch import BatchRunner, Progress
 from core.run.cells import EngineCellRunner
 from core.run.engine import EngineOptions
@@ -22,6 +23,7 @@ from tui.workbench import Workbench
 
 if TYPE_CHECKING:
     from storage.batch_cells import SqliteCellStore
+    from storage.recorder import RunRecorder
 
 
 class BatchSetupError(RuntimeError):
@@ -44,13 +46,26 @@ class BatchSession:
     progress: Progress
     workbench: Workbench
     store: SqliteCellStore
+    recorder: RunRecorder
+    #: What judges every answer (the grid's judges).
+    judges: list
     #: Close the workbench with the session (it was opened for this batch only).
     owns_workbench: bool = False
 
     async def estimate(self) -> Estimate:
-        """Tokens and cost of the cells still to run (their plans are built now and cached)."""
+        """Tokens and cost of the cells still to run. Their plans are built now (and cached), and
+        announced to the prompt-cache policy, so the first call of a shared history prefix
+        already asks the provider to cache it."""
+        from core.providers.prompt_cache import announce
+
         todo, _ = self.runner.plan()
-        return await estimate_cells(todo, self.cell_runner.plan_for, self.workbench.cost_of)
+
+        async def plan_for(cell: Cell) -> PromptPlan:
+            plan = await self.cell_runner.plan_for(cell)
+            announce(cell.model.id, plan, cell.key)
+            return plan
+
+        return await estimate_cells(todo, plan_for, self.workbench.cost_of)
 
     async def run(self) -> Progress:
         return await self.runner.run()
@@ -151,4 +166,6 @@ def open_batch(
         on_progress=on_progress,
         progress=progress,
     )
-    return BatchSession(name, grid, cells, runner, cell_runner, progress, workbench, store, owns_workbench)
+    return BatchSession(
+        name, grid, cells, runner, cell_runner, progress, workbench, store, recorder, judges, owns_workbench
+    )

@@ -15,7 +15,9 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from core.providers.pricing import as_of
 from core.run.batch import Progress as BatchProgress
+from core.run.cost_scenarios import BATCH, BATCH_CACHING, CACHING, LIST, SCENARIOS
 from core.run.estimate import ASSUMED_OUTPUT_TOKENS, Estimate
 from tui.safe_text import safe_markup, safe_text
 
@@ -26,12 +28,33 @@ def estimate_table(name: str, cells: int, todo: int, skipped: int, est: Estimate
     t.add_row("model calls", f"{est.calls:,} (judge calls not included)")
     t.add_row("prompt tokens", f"{est.input_tokens:,}")
     t.add_row("output tokens", f"≤ {est.output_tokens:,} (max_tokens, or {ASSUMED_OUTPUT_TOKENS} per call assumed)")
-    t.add_row("estimated cost", est.cost_text())
+    for label, text in scenario_rows(est):
+        t.add_row(label, safe_text(text))  # model ids are the operator's text
     for f in est.failures[:5]:
         t.add_row("[red]cannot prepare[/red]", safe_text(f))
     if len(est.failures) > 5:
         t.add_row("", f"… and {len(est.failures) - 5} more")
     return t
+
+
+def scenario_rows(est: Estimate) -> list[tuple[str, str]]:
+    """The estimated cost four ways (``core.run.cost_scenarios``), n/a where there is no price."""
+    read, write = est.cache_read_tokens, est.cache_write_tokens
+    caching = f"{read:,} prompt tokens read from the cache" + (f", {write:,} written to it" if write else "")
+    saving = est.caching_saving_usd
+    if saving is not None and saving > 0:
+        caching += f"; saves ${saving:,.4f}"
+    notes = {
+        LIST.name: f"prices of {as_of()}",
+        CACHING.name: caching,
+        BATCH.name: "through the providers' batch APIs",
+        BATCH_CACHING.name: "the providers cache batch requests on a best-effort basis",
+    }
+    rows = []
+    for s in SCENARIOS:
+        text = est.scenario_cost_text(s)
+        rows.append((s.label, f"{text} ({notes[s.name]})"))
+    return rows
 
 
 def _stats(p: BatchProgress) -> str:

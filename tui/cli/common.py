@@ -147,3 +147,22 @@ def _param(name: str):
 
     ctx = click.get_current_context(silent=True)
     return ctx.params.get(name) if ctx is not None else None
+
+
+async def stoppable(run, stop):
+    """Await ``run()`` with Ctrl+C calling ``stop()`` (a clean stop, not a KeyboardInterrupt)."""
+    import asyncio
+    import signal
+
+    loop = asyncio.get_running_loop()
+    try:
+        loop.add_signal_handler(signal.SIGINT, stop)
+    except (NotImplementedError, RuntimeError):  # not on the main thread / platform without it
+        pass
+    try:
+        return await run()
+    finally:
+        try:
+            loop.remove_signal_handler(signal.SIGINT)
+        except (NotImplementedError, RuntimeError):
+            pass

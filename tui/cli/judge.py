@@ -130,7 +130,7 @@ def _judge_run(wb, run_id: str, chosen, dry_run: bool, *, verbose: bool, repeats
         return []
     results = []
     for i in range(repeats):  # a judging again is a new call; each is stored, marked with its number
-        got = asyncio.run(_judge_all(chosen, finals, bundle, query, run, wb.complete()))
+        got = asyncio.run(wb.judge_responses(chosen, run, finals, bundle, query))
         results += got if repeats == 1 else [(rid, replace(j, extra={**j.extra, "judge_repeat": i})) for rid, j in got]
     if not dry_run:
         save_judgments(wb.db, run_id, results)
@@ -156,18 +156,6 @@ def _judge_run(wb, run_id: str, chosen, dry_run: bool, *, verbose: bool, repeats
     stored = "not stored (--dry-run)" if dry_run else "stored"
     console.print(f"{len(results)} judgments {stored}; {failed} parse/call failures (kept with their raw output)")
     return results
-
-
-async def _judge_all(judges, finals, bundle, query, run, complete):
-    from core.judges.apply import judge_answer
-    from core.judges.base import JudgeInput
-
-    async def one(response):
-        item = JudgeInput(bundle, query, run.spec.expression_type, run.plan, response.text, response.model)
-        return [(response.id, j) for j in await judge_answer(judges, item, complete)]
-
-    batches = await asyncio.gather(*(one(r) for r in finals))
-    return [pair for batch in batches for pair in batch]
 
 
 # -- attributes -----------------------------------------------------------------------------------

@@ -42,11 +42,24 @@ class PaneMetrics:
     output_tokens: int | None
     cost_usd: float | None
     cache_hit: bool = False
+    #: Prompt tokens served from the provider's prompt cache.
+    cache_read_tokens: int | None = None
+    #: "stream", or the provider batch API the answer came from (it has no timings).
+    via: str = "stream"
 
     @classmethod
     def of(cls, r) -> PaneMetrics:
         """From a ``ResponseFinished`` or a ``storage.runs.StoredResponse``."""
-        return cls(r.ttft_ms, r.duration_ms, r.input_tokens, r.output_tokens, r.cost_usd, bool(r.cache_hit))
+        return cls(
+            r.ttft_ms,
+            r.duration_ms,
+            r.input_tokens,
+            r.output_tokens,
+            r.cost_usd,
+            bool(r.cache_hit),
+            r.cache_read_tokens,
+            r.via,
+        )
 
     @property
     def tokens_per_s(self) -> float | None:
@@ -79,11 +92,15 @@ def header_lines(status: str, step: str, metrics: PaneMetrics | None, is_demo: b
             text.append(f" · ttft {m.ttft_ms:.0f}ms")
         if m.tokens_per_s is not None:
             text.append(f" · {m.tokens_per_s:.0f} t/s")
+        if m.via != "stream":
+            text.append(f" · via {m.via}", "cyan")
     text.append("\n")
     if m is not None:
         if m.output_tokens is not None:
             inp = f"{m.input_tokens:,}" if m.input_tokens is not None else "?"
             text.append(f"{inp}→{m.output_tokens:,} tok · ", "dim")
+            if m.cache_read_tokens:
+                text.append(f"{m.cache_read_tokens:,} cached · ", "dim")
         text.append(cost_text(m.cost_usd, is_demo), "dim" if not is_demo else "cyan")
         if m.cache_hit:
             text.append(" · replay", "cyan")

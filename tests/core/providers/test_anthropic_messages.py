@@ -60,7 +60,7 @@ async def test_missing_key_is_a_config_error():
 
 def test_prices():
     p = AnthropicProvider()
-    assert p.cost_usd(ModelSpec(id="anthropic:claude-sonnet-4-5"), 1_000_000, 0) == 3.0
-    assert p.cost_usd(ModelSpec(id="anthropic:claude-sonnet-4-5-20250929"), 0, 1_000_000) == 15.0
-    assert p.cost_usd(ModelSpec(id="anthropic:claude-unknown"), 1, 1) is None
+    assert p.cost_usd(ModelSpec(id="anthropic:claude-sonnet-4-5"), Usage(1_000_000, 0)) == 3.0
+    assert p.cost_usd(ModelSpec(id="anthropic:claude-sonnet-4-5-20250929"), Usage(0, 1_000_000)) == 15.0
+    assert p.cost_usd(ModelSpec(id="anthropic:claude-unknown"), Usage(1, 1)) is None
     assert p.context_window(ModelSpec(id="anthropic:claude-haiku-4-5")) == 200000

@@ -163,7 +163,7 @@ async def test_pacing_follows_tokens_per_second_and_slow_is_slower():
 
 def test_demo_is_free_and_labelled():
     p = DemoProvider()
-    assert p.cost_usd(spec("generic"), 100, 100) == 0.0
+    assert p.cost_usd(spec("generic"), Usage(100, 100)) == 0.0
     assert "demo" in p.label(spec("retrieval"))
     assert spec("generic").is_demo
 

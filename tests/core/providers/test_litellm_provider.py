@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from core.providers.base import ModelParams, ModelSpec
-from core.providers.events import Done
+from core.providers.events import Done, Usage
 from core.providers.litellm_provider import LiteLLMProvider
 from tests.core.providers.conftest import collect, text_of
 from tests.servers.script import Reply
@@ -36,9 +36,9 @@ async def test_anthropic_route_uses_root_url_and_drops_unsupported_params(anthro
 
 def test_costs_and_windows_come_from_litellms_map():
     p = LiteLLMProvider()
-    known = p.cost_usd(ModelSpec(id="litellm:anthropic/claude-sonnet-4-5"), 1000, 100)
+    known = p.cost_usd(ModelSpec(id="litellm:anthropic/claude-sonnet-4-5"), Usage(1000, 100))
     assert known is not None and abs(known - (1000 * 3 + 100 * 15) / 1e6) < 1e-9
-    assert p.cost_usd(ModelSpec(id="litellm:openai/not-a-real-model"), 1000, 100) is None
-    assert p.cost_usd(ModelSpec(id="litellm:openai/gpt-4o", base_url="http://127.0.0.1:1/v1"), 10, 10) is None
+    assert p.cost_usd(ModelSpec(id="litellm:openai/not-a-real-model"), Usage(1000, 100)) is None
+    assert p.cost_usd(ModelSpec(id="litellm:openai/gpt-4o", base_url="http://127.0.0.1:1/v1"), Usage(10, 10)) is None
     assert p.context_window(ModelSpec(id="litellm:anthropic/claude-sonnet-4-5")) == 200000
     assert p.context_window(ModelSpec(id="litellm:openai/not-a-real-model")) is None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from core.providers import get_provider
 from core.providers.base import ModelParams, ModelSpec
-from core.providers.events import Done, Error
+from core.providers.events import Done, Error, Usage
 from core.providers.openai_chat import OpenAIChatProvider
 from core.settings import Endpoint, Settings
 from tests.core.providers.conftest import MESSAGES, collect, text_of
@@ -62,16 +62,16 @@ async def test_named_endpoint_routes_to_its_server_with_its_key(openai_server, m
     assert text_of(events) == "local reply"
     assert openai_server.requests[0].body["model"] == "meta-llama/Llama-3.1-8B-Instruct"
     assert openai_server.requests[0].auth == "bearer"
-    assert provider.cost_usd(ModelSpec(id="vllm:x"), 10, 10) is None  # self-hosted: no list price
+    assert provider.cost_usd(ModelSpec(id="vllm:x"), Usage(10, 10)) is None  # self-hosted: no list price
 
 
 def test_prices_come_from_the_bundled_table():
     p = OpenAIChatProvider()
-    cost = p.cost_usd(ModelSpec(id="openai:gpt-4o-mini"), 1_000_000, 1_000_000)
+    cost = p.cost_usd(ModelSpec(id="openai:gpt-4o-mini"), Usage(1_000_000, 1_000_000))
     assert cost is not None and cost > 0
-    assert p.cost_usd(ModelSpec(id="openai:gpt-4o-mini-2024-07-18"), 1_000_000, 1_000_000) == cost
-    assert p.cost_usd(ModelSpec(id="openai:some-future-model"), 10, 10) is None
-    assert p.cost_usd(ModelSpec(id="openai:gpt-4o-mini"), None, 10) is None
+    assert p.cost_usd(ModelSpec(id="openai:gpt-4o-mini-2024-07-18"), Usage(1_000_000, 1_000_000)) == cost
+    assert p.cost_usd(ModelSpec(id="openai:some-future-model"), Usage(10, 10)) is None
+    assert p.cost_usd(ModelSpec(id="openai:gpt-4o-mini"), Usage(None, 10)) is None
     assert p.context_window(ModelSpec(id="openai:gpt-4o")) == 128000
     assert p.context_window(ModelSpec(id="openai:gpt-4o", base_url="http://127.0.0.1:1/v1")) is None
 

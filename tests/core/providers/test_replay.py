@@ -99,4 +99,4 @@ def test_failed_or_unfinished_calls_are_not_recorded():
 
 def test_replay_is_free_and_marked():
     p = ReplayProvider(MemoryResponseCache())
-    assert p.cost_usd(ModelSpec(id="replay:x:y"), 1, 1) == 0.0 and p.capabilities.is_replay
+    assert p.cost_usd(ModelSpec(id="replay:x:y"), Usage(1, 1)) == 0.0 and p.capabilities.is_replay

@@ -240,14 +240,14 @@ async def test_estimate_sums_plan_tokens_and_reports_unknown_prices(db_path):
             plans[key] = (await prepare(spec, bundle, [], s)).plan
         return plans[key]
 
-    est = await estimate_cells(cells, plan_of, lambda m, i, o: 0.0 if m.provider == "demo" else None)
+    est = await estimate_cells(cells, plan_of, lambda m, usage, **kw: 0.0 if m.provider == "demo" else None)
     expected = sum([(await plan_of(c)).total_tokens for c in cells])
     assert est.cells == 8 and est.calls == 8 and len(plans) == 4
     assert est.input_tokens == expected
     assert est.output_tokens == 8 * 400
     assert est.unpriced_models == ["x:unpriced"] and est.unpriced_tokens == expected // 2 + 4 * 400
     assert est.cost_text() == "$0.0000 + n/a for x:unpriced"
-    assert (await estimate_cells(cells[1:2], plan_of, lambda m, i, o: None)).cost_text() == "n/a"
+    assert (await estimate_cells(cells[1:2], plan_of, lambda m, usage, **kw: None)).cost_text() == "n/a"
 
 
 def test_cli_refuses_big_batches_without_yes_when_not_interactive(db_path, monkeypatch):

@@ -153,7 +153,7 @@ class FailsThenAnswers:
         yield Usage(3, 1)
         yield Done("stop")
 
-    def cost_usd(self, spec, i, o):
+    def cost_usd(self, spec, usage, *, batch=False):
         return None
 
     def context_window(self, spec):
