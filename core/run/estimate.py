@@ -287,7 +287,7 @@ async def estimate_cells(
         except Exception as exc:
             est.cells += 1
             est.failures.append(
-                f"{cell.spec.user_id}/{cell.spec.query_id} {cell.spec.method} {cell.spec.context}: {exc}"
+                f"{cell.spec.user_id}/{cell.spec.query_id} {cell.model.id} {cell.spec.method} {cell.spec.context}: {exc}"
             )
             continue
         est.add(cell.model, plan, cost_of)

@@ -3,8 +3,8 @@ what caching saves, and every scenario agrees with arithmetic done here from pri
 
 maya (a sample user) has 32 queries; the grid takes her first 10 (p1-* to p3-mcq: open, MCQ and
 true/false), expression type 1, zero-shot. Extreme (35K interval + 210K tail filler) makes ~252K
--token prompts, more than claude-sonnet-4-5's and gpt-4o's windows: the settings stop enforcing
-windows so the plans are built (an estimate; nothing is sent).
+-token prompts: the models are ones whose window takes them (1M tokens), so the plans pass the
+window check as a real batch's would (an estimate; nothing is sent).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from tui.workbench import Workbench
 
 QUERIES = ["p1-open", "p1-mcq", "p1-tf-yes", "p1-tf-no", "p2-open", "p2-mcq", "p2-tf-yes", "p2-tf-no"]
 QUERIES += ["p3-open", "p3-mcq"]
-SONNET, GPT = "anthropic:claude-sonnet-4-5", "openai:gpt-4o"
+SONNET, GPT = "anthropic:claude-sonnet-4-6", "openai:gpt-4.1"
 PRICES = tomllib.loads(Path(pricing.__file__).with_name("prices.toml").read_text())
 
 
@@ -54,7 +54,7 @@ def expected_usd(model: str, *, prompt_tokens: int, calls: int, prefix: int) -> 
 
 async def test_extreme_grid_estimate_shows_the_caching_saving_priced_from_the_table(tmp_path):
     path = sample_db(tmp_path)
-    wb = Workbench.open(Settings(db=path, enforce_context_window=False), path, sample_data=False)
+    wb = Workbench.open(Settings(db=path), path, sample_data=False)
     grid = Grid(
         name="extreme-10",
         users=["maya"],
@@ -93,7 +93,6 @@ async def test_extreme_grid_estimate_shows_the_caching_saving_priced_from_the_ta
 
 def test_batch_dry_run_prints_the_four_scenarios(tmp_path, monkeypatch):
     path = sample_db(tmp_path)
-    monkeypatch.setenv("PREFSCOPE_ENFORCE_CONTEXT_WINDOW", "false")
     monkeypatch.setenv("COLUMNS", "200")
     args = ["--db", str(path), "batch", "--dry-run", "--user", "maya", "--expression", "1", "--context", "extreme"]
     args += [a for q in QUERIES for a in ("--query", q)] + ["--method", "zero-shot", "--model", SONNET]
