@@ -80,6 +80,16 @@ class Progress:
     stopped: bool = False
     errors: list[str] = field(default_factory=list)
 
+    def add_usage(self, input_tokens: int | None, output_tokens: int | None, cost_usd: float | None) -> None:
+        """Count one call's tokens and cost (a call that used tokens at an unknown price is unpriced)."""
+        self.input_tokens += input_tokens or 0
+        self.output_tokens += output_tokens or 0
+        if cost_usd is not None:
+            self.cost_usd += cost_usd
+            self.priced += 1
+        elif input_tokens or output_tokens:
+            self.unpriced += 1
+
     @property
     def to_run(self) -> int:
         return self.total - self.skipped - self.elsewhere

@@ -69,14 +69,7 @@ class EngineCellRunner:
 
     def _emit(self, event: RunEvent) -> None:
         if isinstance(event, ResponseFinished):
-            p = self.progress
-            p.input_tokens += event.input_tokens or 0
-            p.output_tokens += event.output_tokens or 0
-            if event.cost_usd is not None:
-                p.cost_usd += event.cost_usd
-                p.priced += 1
-            elif event.input_tokens or event.output_tokens:  # used tokens at an unknown price
-                p.unpriced += 1
+            self.progress.add_usage(event.input_tokens, event.output_tokens, event.cost_usd)
             if event.error and event.status != "cancelled":
                 self._errors.setdefault(event.run_id, event.error)
             if event.is_final_step and event.status in ("ok", "incomplete"):

@@ -395,13 +395,7 @@ class ProviderBatchRunner:
                 continue
             r = o.response
             p.done += o.cell_status not in ("cancelled", "interrupted")
-            p.input_tokens += r.input_tokens or 0
-            p.output_tokens += r.output_tokens or 0
-            if r.cost_usd is not None:
-                p.cost_usd += r.cost_usd
-                p.priced += 1
-            elif r.input_tokens or r.output_tokens:
-                p.unpriced += 1
+            p.add_usage(r.input_tokens, r.output_tokens, r.cost_usd)
             if o.cell_status == "ok":
                 p.ok += 1
             elif o.cell_status in ("cancelled", "interrupted"):
