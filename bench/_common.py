@@ -19,6 +19,18 @@ def line(label: str, value: str, target: str = "") -> None:
     print(f"  {label:<58} {value:>14}  {target}")
 
 
+#: Prefix of the one machine-readable line per headline figure; ``make bench`` collects these
+#: lines from every bench into one table (figure, goal, now, baseline).
+FIGURE_MARK = "@@figure "
+
+
+def figure(name: str, goal: str, now: str, baseline: str) -> None:
+    """Report a headline figure: ``baseline`` is measured in the same run (never a stored number)."""
+    import json
+
+    print(FIGURE_MARK + json.dumps({"figure": name, "goal": goal, "now": now, "baseline": baseline}), flush=True)
+
+
 class ServerProcess:
     """The project's loopback OpenAI-protocol server in its own process (so it does not share
     the GIL with what is being measured). Streams ``tokens`` frames at ``rate`` per second."""
