@@ -49,6 +49,12 @@ class PrefscopeApp(App):
         #: labeller must not reach views that show models and scores).
         self.main_screen = True
 
+    def get_driver_class(self):
+        """Textual's choice, with a terminal driver that leaves when its terminal goes away."""
+        from tui.terminal_watch import watched_driver
+
+        return watched_driver(super().get_driver_class())
+
     def on_mount(self) -> None:
         from tui.screens.main import MainScreen
 
