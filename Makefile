@@ -13,6 +13,8 @@ $(STAMP): pyproject.toml
 	# torch first and pinned, so nothing resolves it to a CUDA build.
 	$(BIN)/pip install --quiet torch==2.13.0
 	$(BIN)/pip install --quiet -e '.[dev]'
+	# The embedding model's ONNX graph, exported once from the bundled weights (no download).
+	$(BIN)/python -m core.history.onnx_export
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -33,8 +35,9 @@ test: $(STAMP)
 test-slow: $(STAMP)
 	$(BIN)/python -m pytest -q -m slow
 
+# Every bench/*.py, then one table: figure, goal, now and the baseline measured in the same run.
 bench: $(STAMP)
-	for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+	$(BIN)/python bench/run_all.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis

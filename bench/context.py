@@ -119,7 +119,8 @@ def extreme_ratio(bundle, pools, label):
 
 
 def embedding_figures(ctx, query_text):
-    from core.history.retrieval import Embedder, InMemoryEmbeddingCache, load_model, rank_units, turn_units
+    from core.history.encoders import encoder_for
+    from core.history.retrieval import Embedder, InMemoryEmbeddingCache, rank_units, turn_units
 
     units = list({u.text: u for u in turn_units(ctx)}.values())
     i = 0
@@ -128,10 +129,10 @@ def embedding_figures(ctx, query_text):
         units.append(type(u)(u.session_id, u.session_key, u.turn_index, f"{u.user} [{i}]", u.assistant, u.is_filler))
         i += 1
     units = units[:1000]
-    t = time.perf_counter()
-    load_model("all-MiniLM-L6-v2")
-    load_t = time.perf_counter() - t
     emb = Embedder("all-MiniLM-L6-v2", InMemoryEmbeddingCache())
+    t = time.perf_counter()
+    encoder_for(emb.engine)
+    load_t = time.perf_counter() - t
     t = time.perf_counter()
     emb.embed([u.text for u in units])
     cold_t = time.perf_counter() - t

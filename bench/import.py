@@ -22,6 +22,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from _common import figure  # noqa: E402
+
 from core.formats import FormatError, load_path  # noqa: E402
 from core.formats.base import ImportResult  # noqa: E402
 from core.formats.native import dump_bundle, parse  # noqa: E402
@@ -163,6 +165,12 @@ def run(tmp: Path) -> None:
     ratio = t_load / t_json
     verdict = "OK" if ratio <= TARGET_RATIO else "ABOVE TARGET"
     print(f"ratio load_user / json.loads       {ratio:8.2f}x  (target <= {TARGET_RATIO:.0f}x: {verdict})")
+    figure(
+        "load a 250K-token user from SQLite ÷ json.loads",
+        f"≤ {TARGET_RATIO:.0f}×",
+        f"{ratio:.2f}× ({t_load * 1000:.0f} ms)",
+        f"json.loads {t_json * 1000:.0f} ms",
+    )
     db.close()
 
 

@@ -20,7 +20,7 @@ import time
 import tracemalloc
 from pathlib import Path
 
-import _common  # noqa: F401  (repo on sys.path, offline settings)
+from _common import figure  # repo on sys.path, offline settings
 
 from core.formats import load_path
 from core.formats.personamem import COLUMNS
@@ -81,6 +81,12 @@ def main() -> None:
         print(f"  json.loads of the whole file (baseline)  peak {base / 1e6:8.1f} MB  {base_s:5.1f} s")
         print(f"  prefscope import (streaming)             peak {ours / 1e6:8.1f} MB  {ours_s:5.1f} s")
         print(f"  ratio import / baseline: {ours / base:.2f}  (target <= 1)")
+        figure(
+            "PersonaMem 4×1M-token import: peak memory",
+            "≤ baseline",
+            f"{ours / 1e6:.0f} MB ({ours / base:.2f}×)",
+            f"json.loads of the file {base / 1e6:.0f} MB",
+        )
 
 
 if __name__ == "__main__":

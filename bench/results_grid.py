@@ -27,7 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import line
+from _common import figure, line
 
 os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
 os.environ["PREFSCOPE_DEMO_TOKENS_PER_S"] = "0"  # demo models answer at once: the batch only fills the file
@@ -100,6 +100,12 @@ def storage_figures(db_path: Path) -> None:
     line("baseline: run by run with load_run (N+1)", f"{1000 * t_per_run:.1f} ms")
     line("ratio load_grid / plain SELECT", f"{t_grid / t_floor:.2f}×")
     line("ratio run-by-run / load_grid", f"{t_per_run / t_grid:.1f}×", "(how much the one query saves)")
+    figure(
+        f"results grid: load_grid, {len(grid.rows):,} answers",
+        "—",
+        f"{1000 * t_grid:.0f} ms ({t_grid / t_floor:.2f}× plain SELECT)",
+        f"plain SELECT {1000 * t_floor:.0f} ms; N+1 {1000 * t_per_run:.0f} ms",
+    )
     db.close()
 
 
@@ -144,6 +150,12 @@ async def tui_figures(db_path: Path) -> None:
         line("ratio show / plain DataTable", f"{t_show / t_plain:.2f}×")
         line("a filter keystroke and clearing it (two refills)", f"{1000 * t_filter:.1f} ms")
         line("a sort (s on a score column)", f"{1000 * t_sort:.1f} ms")
+        figure(
+            f"results grid: ResultsGrid.show, {grid.row_count:,} rows",
+            "—",
+            f"{1000 * t_show:.0f} ms ({t_show / t_plain:.2f}× plain)",
+            f"plain DataTable {1000 * t_plain:.0f} ms",
+        )
     db.close()
 
 

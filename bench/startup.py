@@ -14,7 +14,7 @@ import tempfile
 import time
 from statistics import median
 
-from _common import REPO, line
+from _common import REPO, figure, line
 
 HEAVY = ["litellm", "anthropic", "openai", "sentence_transformers", "torch", "textual"]
 PROBE = (
@@ -57,11 +57,23 @@ def main() -> None:
             repeat=2,
         )
     line("prefscope --help (s)", f"{help_s:.3f}", f"{help_s / bare:.1f}× bare python")
-    line("  heavy imports", ", ".join(m for m, on in help_imports.items() if on) or "none")
+    line("  heavy imports", _heavy(help_imports))
     line("prefscope run, 2 demo models, zero-shot (s)", f"{run_s:.3f}", "includes the demo models' streaming")
-    line("  heavy imports", ", ".join(m for m, on in run_imports.items() if on) or "none")
+    line("  heavy imports", _heavy(run_imports))
     for name in ("litellm", "anthropic", "sentence_transformers", "torch"):
         line(f"  {name} imported by a demo run", "yes (BAD)" if run_imports.get(name) else "no")
+    figure(
+        "CLI --help, cold",
+        "no heavy import",
+        f"{help_s:.2f} s, imports {_heavy(help_imports)}",
+        f"bare python {bare:.2f} s",
+    )
+    unused = {m: run_imports.get(m) for m in ("litellm", "anthropic", "sentence_transformers", "torch")}
+    figure("CLI demo run: unused SDKs / torch imported", "none", _heavy(unused), "—")
+
+
+def _heavy(imported: dict) -> str:
+    return ", ".join(m for m, on in imported.items() if on) or "none"
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import ServerProcess, line
+from _common import ServerProcess, figure, line
 
 MODELS, TOKENS, RATE = 4, 2000, 500
 
@@ -115,6 +115,12 @@ def main() -> None:
         "engine with vs without recorder",
     )
     line("engine without recorder: wall ratio to raw SDK", f"{nr_wall / base_wall:.3f}")
+    figure(
+        f"stream {MODELS}×{TOKENS} tok: engine + recorder ÷ raw SDK",
+        "≤ 1.05×",
+        f"{ps_wall / base_wall:.3f}× ({ps_wall:.2f} s)",
+        f"raw openai SDK {base_wall:.2f} s",
+    )
 
 
 if __name__ == "__main__":

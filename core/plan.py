@@ -104,13 +104,18 @@ class PromptPlan(BaseModel):
     #: Ids of the filler pools the context drew from (empty when it adds no filler), so a stored
     #: run re-runs with the same filler (``core.run.spec.pinned_spec``).
     filler_pools: list[str] = Field(default_factory=list)
+    #: Who ranked ``retrieved``: an embedder id (``all-MiniLM-L6-v2@onnx-fp32``), ``bm25`` or ``given``.
+    retrieved_by: str = ""
+    #: An estimate's plan whose ``retrieved`` turns were picked by BM25 because the embeddings were
+    #: not cached yet (estimates never embed): its token counts are close, its turns are not the run's.
+    retrieval_stand_in: bool = False
 
     @model_serializer(mode="wrap")
     def _drop_empty_aliases(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         # Plans that show no ids or draw no filler dump exactly as before these fields existed
         # (stored plans, golden files).
         data = handler(self)
-        for key in ("aliases", "filler_pools"):
+        for key in ("aliases", "filler_pools", "retrieved_by", "retrieval_stand_in"):
             if not data.get(key):
                 data.pop(key, None)
         return data

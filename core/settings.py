@@ -10,7 +10,7 @@ import json
 import os
 import tomllib
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Literal, get_origin
 
 import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -100,6 +100,11 @@ class Settings(BaseModel):
     db: Path = Field(default_factory=lambda: data_dir() / "prefscope.db")
     #: Sentence-embedding model for RAG and relevance (the paper used sup-simcse-roberta-large).
     embedding_model: str = "all-MiniLM-L6-v2"
+    #: Who runs it (core.history.encoders): "onnx" (fp32, the same vectors as sentence-transformers,
+    #: no torch import), "onnx-int8" (faster, slightly different), "sentence-transformers" (torch).
+    embedding_backend: Literal["onnx", "onnx-int8", "sentence-transformers"] = "onnx"
+    #: The TUI embeds the open user's history in the background (one core), so RAG starts warm.
+    embed_ahead: bool = True
     max_import_mb: int = 200
     #: Largest single text field (a turn, a persona, a query) an import accepts, in MB of characters.
     max_field_mb: float = Field(default=4.0, gt=0)
@@ -136,7 +141,7 @@ _SCALARS = (str, int, float, bool, Path)
 
 
 #: ``PREFSCOPE_*`` variables that are not settings: the config file, `serve`'s token, test switches.
-OTHER_ENV = frozenset({"CONFIG", "SERVE_TOKEN", "UPDATE_GOLDEN", "FUZZ_EXAMPLES"})
+OTHER_ENV = frozenset({"CONFIG", "SERVE_TOKEN", "UPDATE_GOLDEN", "FUZZ_EXAMPLES", "EMBEDDER_CACHE"})
 
 
 def env_values() -> dict:
@@ -154,7 +159,9 @@ def env_values() -> dict:
         raw = os.environ.get(f"{ENV_PREFIX}{name.upper()}")
         if raw is None:
             continue
-        scalar = field.annotation in _SCALARS or field.annotation == (Path | None)
+        # a choice of words (Literal["onnx", …]) is a plain word too: PREFSCOPE_PROMPT_CACHE=off
+        words = get_origin(field.annotation) is Literal
+        scalar = field.annotation in _SCALARS or field.annotation == (Path | None) or words
         out[name] = raw if scalar else _json(name, raw)
     return out
 

@@ -32,6 +32,7 @@ from core.plan import Message, PromptPlan, PromptStep
 from core.providers.base import ModelSpec
 from core.results.model import ImportedAnswer, ResultsImport
 from core.run.spec import RunSpec
+from storage.prompt_messages import insert_prompt_step
 from storage.transactions import transaction
 from storage.users import ImportSummary, _insert_bundle
 
@@ -224,19 +225,7 @@ def _insert_run(db: Database, run_id: str, a: ImportedAnswer, user_id: str, quer
         }
     )
     step = plan.steps[0]
-    messages = json.dumps([m.model_dump() for m in step.messages], ensure_ascii=False)
-    sha = hashlib.sha256(messages.encode()).hexdigest()
-    db.table("prompts").insert(
-        {
-            "run_id": run_id,
-            "step_index": 0,
-            "step": step.name,
-            "purpose": step.purpose,
-            "messages": messages,
-            "tokens": step.tokens,
-            "sha256": sha,
-        }
-    )
+    sha = insert_prompt_step(db, run_id, 0, step)  # also the response's request hash, as before
     model = spec.models[0]
     db.table("responses").insert(
         {

@@ -10,7 +10,6 @@ any partial answer. Everything else becomes one write job on the writer thread.
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import json
 import os
 import threading
@@ -32,6 +31,7 @@ from core.run.spec import (
     RunStarted,
     TokensArrived,
 )
+from storage.prompt_messages import insert_prompt_step
 from storage.writer import WRITE_DEADLINE_S, Writer, WriterError
 
 CHECKPOINT_S = 0.25
@@ -184,18 +184,7 @@ def insert_run(db: Database, e: RunStarted) -> None:
         }
     )
     for i, step in enumerate(e.plan.steps):
-        messages = json.dumps([m.model_dump() for m in step.messages], ensure_ascii=False)
-        db.table("prompts").insert(
-            {
-                "run_id": e.run_id,
-                "step_index": i,
-                "step": step.name,
-                "purpose": step.purpose,
-                "messages": messages,
-                "tokens": step.tokens,
-                "sha256": hashlib.sha256(messages.encode()).hexdigest(),
-            }
-        )
+        insert_prompt_step(db, e.run_id, i, step)
     if e.plan.retrieved:
         db.table("retrievals").insert_all(
             {
@@ -205,6 +194,7 @@ def insert_run(db: Database, e: RunStarted) -> None:
                 "turn_index": r.turn_index,
                 "similarity": r.similarity,
                 "is_evidence": int(r.is_evidence),
+                "retrieved_by": e.plan.retrieved_by or None,
             }
             for r in e.plan.retrieved
         )

@@ -8,8 +8,9 @@ from dataclasses import dataclass, field
 
 from sqlite_utils import Database
 
-from core.plan import Message, PromptPlan, PromptStep
+from core.plan import PromptPlan
 from core.run.spec import RunSpec
+from storage.prompt_messages import load_prompt_steps
 
 
 @dataclass(frozen=True)
@@ -131,12 +132,7 @@ def load_run(db: Database, run_id: str) -> StoredRun:
     row = db.execute("SELECT id, created_at, status, spec, plan FROM runs WHERE id = ?", [run_id]).fetchone()
     if row is None:
         raise UnknownRun(run_id)
-    steps = [
-        PromptStep(name=s[0], purpose=s[1], tokens=s[2], messages=[Message(**m) for m in json.loads(s[3])])
-        for s in db.execute(
-            "SELECT step, purpose, tokens, messages FROM prompts WHERE run_id = ? ORDER BY step_index", [run_id]
-        )
-    ]
+    steps = load_prompt_steps(db, run_id)
     plan = PromptPlan.model_validate({**json.loads(row[4]), "steps": [s.model_dump() for s in steps]})
     run = StoredRun(row[0], row[1], row[2], RunSpec.model_validate_json(row[3]), plan)
     for r in db.execute(

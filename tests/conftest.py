@@ -15,6 +15,12 @@ os.environ.setdefault("LITELLM_MODE", "PRODUCTION")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
+# The exported embedding graph is shared by every test (each test gets its own XDG_CACHE_HOME):
+# the folder `make install` fills, unless a test names its own.
+os.environ.setdefault(
+    "PREFSCOPE_EMBEDDER_CACHE",
+    str(Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "prefscope" / "embedders"),
+)
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
@@ -65,6 +71,8 @@ def _isolated_paths(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
     monkeypatch.setenv("PREFSCOPE_DB", str(tmp_path / "prefscope.db"))
+    # The TUI's background embedding keeps a core busy for seconds: on only where a test asks.
+    monkeypatch.setenv("PREFSCOPE_EMBED_AHEAD", "false")
     monkeypatch.delenv("PREFSCOPE_CONFIG", raising=False)
     for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL"):
         monkeypatch.delenv(key, raising=False)

@@ -228,6 +228,10 @@ class Workbench:
         *,
         windows: dict[str, int | None] | None = None,
         write_summaries: bool = True,
+        estimate_only: bool = False,
+        embedding_threads: int | None = None,
+        embed_progress: Callable[[int, int], None] | None = None,
+        embed_stop: Callable[[], bool] | None = None,
     ) -> Prepared:
         """The plan for ``spec`` (``core.run.prepare.prepare``) with this workbench's providers and
         caches. ``bundle`` / ``pools`` default to the stored ones; pass them when they were loaded
@@ -249,6 +253,10 @@ class Workbench:
                 summary_cache=SqliteSummaryCache(db),
                 windows=windows,
                 write_summaries=write_summaries,
+                estimate_only=estimate_only,
+                embedding_threads=embedding_threads,
+                embed_progress=embed_progress,
+                embed_stop=embed_stop,
             )
 
     def prepare(self, spec: RunSpec, bundle: UserBundle, pools: list[FillerPool], **options) -> PromptPlan:
@@ -499,8 +507,8 @@ class Workbench:
                 from core.history.retrieval import Embedder
                 from storage.embeddings import SqliteEmbeddingCache
 
-                embed = Embedder(self.settings.embedding_model, SqliteEmbeddingCache(db)).embed
-                decisions += rel.embedding_decisions(query.text, targets, embed)
+                embedder = Embedder.configured(self.settings, SqliteEmbeddingCache(db))
+                decisions += rel.embedding_decisions(query.text, targets, embedder.embed, model=embedder.id)
             if llm:
                 decisions += asyncio.run(rel.llm_decisions(query.text, targets, llm, self.complete()))
             return save_relevance(

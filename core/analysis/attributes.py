@@ -27,8 +27,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from core.judges.common import judge_spec, messages
 from core.judges.parsing import get_key, json_objects, parse_label
@@ -37,7 +36,10 @@ from core.methods.aliases import Aliases
 from core.model import Attribute, UserBundle, split_turn_ref, turn_ref
 from core.providers.calls import Complete
 
-Embed = Callable[[list[str]], np.ndarray]
+if TYPE_CHECKING:  # numpy is imported where vectors are merged: opening a user's stored extraction needs none
+    import numpy as np
+
+Embed = Callable[[list[str]], "np.ndarray"]
 DEFAULT_CHUNK_CHARS = 50_000
 DEFAULT_MIN_CONFIDENCE = 0.4
 DEFAULT_THRESHOLD = 0.7
@@ -205,6 +207,7 @@ def cluster(vectors: np.ndarray, threshold: float = DEFAULT_THRESHOLD) -> list[l
     n = len(vectors)
     if n < 2:
         return [[i] for i in range(n)]
+    import numpy as np
     from scipy.cluster.hierarchy import fcluster, linkage
     from scipy.spatial.distance import squareform
 
@@ -246,6 +249,8 @@ class ExtractedAttribute:
 def merge(candidates: list[Candidate], source: str, embed: Embed | None, threshold: float) -> list[ExtractedAttribute]:
     if not candidates:
         return []
+    import numpy as np
+
     if embed is None:  # exact duplicates only
         groups: dict[str, list[int]] = {}
         for i, c in enumerate(candidates):

@@ -24,17 +24,18 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from core.judges.common import judge_spec, messages
 from core.judges.parsing import parse_label
 from core.judges.templates import template
-from core.metrics import binary_prf, cohen_kappa
 from core.model import Attribute, Query, UserBundle, split_turn_ref, turn_ref
 from core.plan import RetrievedTurn
 from core.providers.calls import Complete
 from core.text.words import terms
+
+if TYPE_CHECKING:  # numpy and the metrics are imported where scores are computed: the workbench
+    import numpy as np  # reads stored decisions (this module's types) at start-up without them
 
 DECIDERS = ("llm", "bm25", "embedding", "gold", "human")
 YES_NO = {"yes": ("y", "true", "relevant"), "no": ("n", "false", "not relevant", "irrelevant")}
@@ -107,6 +108,8 @@ def bm25_decisions(query: str, targets: Sequence[Target], ratio: float = DEFAULT
     from rank_bm25 import BM25Okapi
 
     corpus = [terms(t.text) or ["\u2205"] for t in targets]
+    import numpy as np
+
     scores = np.asarray(BM25Okapi(corpus).get_scores(terms(query)), dtype=float)
     best = float(scores.max()) if len(scores) else 0.0
     out = []
@@ -130,9 +133,13 @@ def embedding_decisions(
     targets: Sequence[Target],
     embed: Callable[[list[str]], np.ndarray],
     threshold: float = DEFAULT_EMBEDDING_THRESHOLD,
+    model: str | None = None,
 ) -> list[Decision]:
+    """``model``: the embedder id, stored with each decision."""
     if not targets:
         return []
+    import numpy as np
+
     vecs = np.asarray(embed([query] + [t.text for t in targets]), dtype=float)
     vecs = vecs / np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)
     sims = vecs[1:] @ vecs[0]
@@ -144,6 +151,7 @@ def embedding_decisions(
             bool(s >= threshold),
             round(float(s), 6),
             f"cosine {s:.3f} (relevant at ≥ {threshold:g})",
+            model=model,
         )
         for t, s in zip(targets, sims)
     ]
@@ -229,6 +237,8 @@ def side_by_side(decisions: Iterable[Decision]) -> dict[tuple[str, str], dict[st
 
 def agreement(decisions: Iterable[Decision], reference: str = "gold") -> list[DeciderAgreement]:
     """Every other decider against ``reference`` on the targets both decided."""
+    from core.metrics import binary_prf, cohen_kappa
+
     table = side_by_side(decisions)
     deciders = sorted(
         {dec for row in table.values() for dec in row} - {reference},

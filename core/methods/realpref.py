@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from core.history.types import BuiltContext
 from core.methods import prompts
-from core.methods.base import MethodOptions, make_plan, make_step
+from core.methods.base import MethodOptions, Ranker, make_plan, make_step, ranker, stand_in_notes
 from core.methods.render import conversation, question_text
 from core.model import Query
 from core.plan import PromptPlan, RetrievedTurn
@@ -55,15 +55,17 @@ def fewshot_cot(ctx: BuiltContext, query: Query, opts: MethodOptions) -> PromptP
     )
 
 
-def retrieve_for(ctx: BuiltContext, query: Query, opts: MethodOptions) -> list[RetrievedTurn]:
+def retrieve_for(ctx: BuiltContext, query: Query, opts: MethodOptions) -> tuple[list[RetrievedTurn], Ranker]:
     if opts.retrieved is not None:
-        return list(opts.retrieved)
-    from core.history.retrieval import Embedder, retrieve
+        return list(opts.retrieved), Ranker("given", None, "given")
+    from core.history.retrieval import rank_units, turn_units
 
-    embedder = None
-    if opts.retriever == "embedding":
-        embedder = opts.embedder or Embedder(opts.embedding_model, opts.embedding_cache)
-    return retrieve(query.text, ctx, method=opts.retriever, k=opts.k, embedder=embedder)
+    units = turn_units(ctx)
+    how = ranker(opts, [u.text for u in units] + [query.text])
+    found = rank_units(
+        query.text, units, method=how.method, k=opts.k, embedder=how.embedder, evidence_ids=ctx.evidence_ids
+    )
+    return found, how
 
 
 def rag_block(ctx: BuiltContext, retrieved: list[RetrievedTurn]) -> str:
@@ -80,15 +82,16 @@ def rag_block(ctx: BuiltContext, retrieved: list[RetrievedTurn]) -> str:
 
 
 def rag(ctx: BuiltContext, query: Query, opts: MethodOptions) -> PromptPlan:
-    retrieved = retrieve_for(ctx, query, opts)
+    retrieved, how = retrieve_for(ctx, query, opts)
     notes = [
         f"retrieval: {opts.retriever if opts.retrieved is None else 'given'}, top {opts.k}"
         + (
-            f" ({opts.embedding_model}; the paper used princeton-nlp/sup-simcse-roberta-large)"
+            f" ({how.name}; the paper used princeton-nlp/sup-simcse-roberta-large)"
             if opts.retriever == "embedding" and opts.retrieved is None
             else ""
         )
     ]
+    notes += stand_in_notes(how)
     if len(retrieved) < opts.k:
         notes.append(f"only {len(retrieved)} turns available to retrieve (asked for {opts.k})")
     final = rag_block(ctx, retrieved) + "\n\n" + question_text(query)
@@ -96,4 +99,4 @@ def rag(ctx: BuiltContext, query: Query, opts: MethodOptions) -> PromptPlan:
     step = make_step(
         "answer", msgs, f"history, reminder + top-{len(retrieved)} retrieved turns, question", opts.encoding
     )
-    return make_plan("rag", [step], ctx, query, notes=notes, retrieved=retrieved)
+    return make_plan("rag", [step], ctx, query, notes=notes, retrieved=retrieved, ranked_by=how)

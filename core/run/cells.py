@@ -38,12 +38,16 @@ class EngineCellRunner:
         progress: Progress | None = None,
         plan_cache: int = 256,
         probe_judges: Callable[[RunSpec], Sequence[Judge]] | None = None,
+        estimate: Callable[[RunSpec, UserBundle], Awaitable[PromptPlan]] | None = None,
     ):
         """``probe_judges``: when given, every cell that finished is followed by its knowledge
-        probes (``core.run.probes``), scored by the judges it returns for a probe spec."""
+        probes (``core.run.probes``), scored by the judges it returns for a probe spec.
+        ``estimate``: builds an estimate's plan, which never embeds (default: ``prepare``); a plan
+        whose retrieval it stood in for is built again before the cell runs."""
         self._downstream = emit
         self.engine = Engine(provider_for, self._emit, judges=judges, options=options)
         self._prepare = prepare
+        self._estimate = estimate or prepare
         self.bundle = load_bundle
         self._plans: OrderedDict[str, PromptPlan] = OrderedDict()
         self._building: dict[str, asyncio.Lock] = {}
@@ -55,13 +59,14 @@ class EngineCellRunner:
         self._probe_judges = probe_judges
         self.progress = progress or Progress()
 
-    async def plan_for(self, cell: Cell) -> PromptPlan:
+    async def plan_for(self, cell: Cell, *, estimate: bool = False) -> PromptPlan:
         key = cell.plan_key
         async with self._building.setdefault(key, asyncio.Lock()):
-            if key in self._plans:
+            if key in self._plans and (estimate or not self._plans[key].retrieval_stand_in):
                 self._plans.move_to_end(key)
                 return self._plans[key]
-            plan = await self._prepare(cell.spec, self.bundle(cell.spec.user_id))
+            build = self._estimate if estimate else self._prepare
+            plan = await build(cell.spec, self.bundle(cell.spec.user_id))
             self._plans[key] = plan
             while len(self._plans) > self._plan_cache:
                 self._plans.popitem(last=False)

@@ -44,6 +44,10 @@ async def prepare(
     summary_cache: SummaryCache | None = None,
     windows: dict[str, int | None] | None = None,
     write_summaries: bool = True,
+    estimate_only: bool = False,
+    embedding_threads: int | None = None,
+    embed_progress: Callable[[int, int], None] | None = None,
+    embed_stop: Callable[[], bool] | None = None,
 ) -> Prepared:
     """The exact plan for ``spec``. Raises ``core.history.configs.ContextError`` (with the numbers) when
     the context does not fit a model's window, unless ``spec.force`` is on or the settings do not
@@ -59,6 +63,11 @@ async def prepare(
     ``write_summaries=False`` (`prefscope prompt`, which sends nothing): sessions of a summaries
     context without a cached summary show a placeholder and are listed in
     ``context.summary_requests`` instead of being summarised by a model call.
+    ``estimate_only``: the plan only counts (an estimate): it never embeds, and a RAG plan whose
+    vectors are not all cached gets BM25 stand-in turns (``plan.retrieval_stand_in``).
+    ``embedding_threads``: encoder threads (None: every core; 1 beside other work).
+    ``embed_progress(done, total)`` follows the embedding; ``embed_stop()`` true stops it between
+    batches (``core.history.retrieval.EmbeddingStopped``; what finished stays cached).
     """
     from core import methods
     from core.methods.base import MethodOptions
@@ -91,6 +100,11 @@ async def prepare(
         k=int(opts.get("k", 5)),
         retriever=str(opts.get("retriever", "embedding")),
         embedding_model=str(opts.get("embedding_model", settings.embedding_model)),
+        embedding_backend=settings.embedding_backend,
+        embedding_threads=embedding_threads,
+        estimate_only=estimate_only,
+        embed_progress=embed_progress,
+        embed_stop=embed_stop,
         embedding_cache=embedding_cache,
         extra={k: v for k, v in opts.items() if k in ("prefeval_format",)},
     )

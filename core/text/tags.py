@@ -9,10 +9,15 @@ prefscope's reading identical to the official one, quirks included.
 
 from __future__ import annotations
 
-from bs4 import BeautifulSoup, Tag
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # bs4 is imported on the first parse: start-up paths that only import this module skip it
+    from bs4 import Tag
 
 
 def _first(text: str, tag: str) -> Tag | None:
+    from bs4 import BeautifulSoup, Tag
+
     found = BeautifulSoup(text, "html.parser").find(tag)
     return found if isinstance(found, Tag) else None
 

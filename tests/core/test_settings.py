@@ -117,3 +117,13 @@ def test_an_unusable_router_is_refused_naming_the_setting(tmp_path, text, expect
     with pytest.raises(SettingsError, match="setting 'routers") as err:
         load_settings(cfg)
     assert expected in str(err.value)
+
+
+def test_a_choice_of_words_is_set_by_the_plain_word_in_the_environment(monkeypatch):
+    monkeypatch.setenv("PREFSCOPE_EMBEDDING_BACKEND", "onnx-int8")
+    monkeypatch.setenv("PREFSCOPE_PROMPT_CACHE", "off")
+    s = load_settings()
+    assert (s.embedding_backend, s.prompt_cache) == ("onnx-int8", "off")
+    monkeypatch.setenv("PREFSCOPE_EMBEDDING_BACKEND", "gpu")
+    with pytest.raises(ValueError, match="embedding_backend"):
+        load_settings()

@@ -18,7 +18,9 @@ DEMO = ["demo:generic", "demo:retrieval", "demo:oracle"]
 
 
 def workbench(db: Path, *, tokens_per_s: float = 0, provider_for=None, **settings) -> Workbench:
-    """A workbench on ``db`` with the sample data imported. ``tokens_per_s=0``: demo models unpaced."""
+    """A workbench on ``db`` with the sample data imported. ``tokens_per_s=0``: demo models unpaced.
+    The background embedding is off unless asked for (``settle`` would wait for it)."""
+    settings.setdefault("embed_ahead", False)
     s = Settings(db=db, demo_tokens_per_s=tokens_per_s, **settings)
     wb = Workbench(s, provider_for=provider_for)
     wb.ensure_sample_data()

@@ -16,6 +16,7 @@ COMMANDS: dict[str, str] = {
     "serve": "tui.cli.open_app:serve",
     "import": "tui.cli.data:import_cmd",
     "import-results": "tui.cli.import_results:import_results",
+    "embed": "tui.cli.embed:embed",
     "users": "tui.cli.data:users",
     "show": "tui.cli.data:show",
     "schema": "tui.cli.data:schema",
@@ -82,6 +83,7 @@ HELP = {
     "serve": "Serve the workbench in a browser (textual-serve).",
     "import": "Import a dataset file or folder (auto-detected format).",
     "import-results": "Import answers produced elsewhere (PrefEval results, JSONL) as runs.",
+    "embed": "Embed users' histories now, so RAG runs start warm.",
     "users": "List imported users.",
     "show": "Print a user's session timeline with gold evidence marked.",
     "schema": "Print the JSON Schema of the native bundle format.",
@@ -128,6 +130,7 @@ EXAMPLES: dict[str, tuple[str, str]] = {
     "demo": ("prefscope demo", "prefscope --db /tmp/demo.db demo"),
     "serve": ("prefscope serve", "prefscope serve --host 0.0.0.0 --port 8080  # prints the URL with its token"),
     "import": ("prefscope import ../shared/datasets/prefeval", "prefscope import locomo10.json --user-speaker b"),
+    "embed": ("prefscope embed", "prefscope embed maya priya"),
     "import-results": (
         "prefscope import-results ../shared/datasets/prefeval/SFT",
         "prefscope import-results answers.jsonl --format jsonl",

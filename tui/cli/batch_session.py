@@ -61,7 +61,7 @@ class BatchSession:
         todo, _ = self.runner.plan()
 
         async def plan_for(cell: Cell) -> PromptPlan:
-            plan = await self.cell_runner.plan_for(cell)
+            plan = await self.cell_runner.plan_for(cell, estimate=True)
             announce(cell.model.id, plan, cell.key)
             return plan
 
@@ -123,7 +123,11 @@ def open_batch(
             raise BatchSetupError(str(exc)) from None
 
     async def prepare(spec, bundle):
-        return (await workbench.prepare_async(spec, bundle)).plan
+        # cells run side by side: the encoder takes one core, the streams the other
+        return (await workbench.prepare_async(spec, bundle, embedding_threads=1)).plan
+
+    async def estimate(spec, bundle):  # counts only: never embeds
+        return (await workbench.prepare_async(spec, bundle, estimate_only=True)).plan
 
     try:
         cells = expand(
@@ -147,6 +151,7 @@ def open_batch(
         workbench.provider,
         recorder.record,
         prepare=prepare,
+        estimate=estimate,
         load_bundle=load_bundle,
         judges=judges,
         options=EngineOptions(

@@ -56,6 +56,7 @@ def _open(ctx: click.Context, *, must_exist: bool = False):
     help="Refuse any single text (a turn, a persona) longer than this many MB (default from settings: 4).",
 )
 @click.option("--user-speaker", type=click.Choice(["a", "b"]), help="LoCoMo only: whose history it is (default a).")
+@click.option("--embed", "embed_now", is_flag=True, help="Embed the imported users' histories now (RAG starts warm).")
 @click.option(
     "--contexts",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
@@ -70,6 +71,7 @@ def import_cmd(
     max_field_mb: float | None,
     user_speaker: str | None,
     contexts: Path | None,
+    embed_now: bool,
 ) -> None:
     """Import a dataset file or folder into the database, all or nothing.
 
@@ -124,6 +126,19 @@ def import_cmd(
     )
     for note in summary.notes:
         out.print(safe_text(f"note: {note}", style="yellow"))
+    if embed_now:
+        import sys
+
+        from tui.cli.embed import embed_users
+
+        users = [*summary.users_added, *summary.users_replaced]
+        wb = _open(ctx)
+        try:
+            code = embed_users(wb, users, out)
+        finally:
+            wb.close()
+        if code:
+            sys.exit(code)
 
 
 def _ids(ids: list[str], limit: int = 5) -> str:
@@ -435,6 +450,7 @@ def schema(filler: bool) -> None:
 def paths(ctx: click.Context) -> None:
     """Print where the database, config file and data directory are (also when the config file is
     missing or invalid: that is when you need this)."""
+    from core.history.onnx_export import cache_root
     from core.settings import Settings, SettingsError, config_path, data_dir, load_settings
 
     obj = _obj(ctx)
@@ -452,6 +468,7 @@ def paths(ctx: click.Context) -> None:
         ("database", db, f"{db.stat().st_size / 1e6:.1f} MB" if db.exists() else "not created yet"),
         ("config", config, state),
         ("data dir", data_dir(), "exists" if data_dir().exists() else "not created yet"),
+        ("embedders", cache_root(), "exists" if cache_root().exists() else "not created yet (make install fills it)"),
     ]
     for label, path, state in rows:  # plain lines: paths must stay whole for copy and paste
         click.echo(f"{label:<9} {path}  ({state})")

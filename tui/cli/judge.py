@@ -190,7 +190,8 @@ def attributes(obj, user, model, verify_with, chunk_chars, min_confidence, thres
     if model:
         from core.analysis.attributes import extract
 
-        embed = None if no_dedup else _embedder(settings, wb.db)
+        embedder = None if no_dedup else _embedder(settings, wb.db)
+        embed = embedder.embed if embedder is not None else None
         ex = asyncio.run(
             extract(
                 bundle,
@@ -203,7 +204,7 @@ def attributes(obj, user, model, verify_with, chunk_chars, min_confidence, thres
                 verifier=verify_with,
             )
         )
-        extraction_id = save_extraction(wb.db, ex, embedding_model=None if no_dedup else settings.embedding_model)
+        extraction_id = save_extraction(wb.db, ex, embedding_model=embedder.id if embedder is not None else None)
     try:
         stored = load_extraction(wb.db, extraction_id) if extraction_id else latest_extraction(wb.db, user)
     except UnknownExtraction as exc:
@@ -267,7 +268,7 @@ def _embedder(settings, db):
     from core.history.retrieval import Embedder
     from storage.embeddings import SqliteEmbeddingCache
 
-    return Embedder(settings.embedding_model, SqliteEmbeddingCache(db)).embed
+    return Embedder.configured(settings, SqliteEmbeddingCache(db))
 
 
 # -- relevance ------------------------------------------------------------------------------------

@@ -22,6 +22,7 @@ from core.run.spec import RunSpec
 from core.text.terminal_safe import terminal_safe
 from tui.safe_text import safe_text
 from tui.widgets.diagnosis_tab import PROBE_ACTION, PROBE_TOOLTIP, DiagnosisView
+from tui.widgets.embed_ahead import EmbedAhead
 from tui.widgets.estimate_line import EstimateLine
 from tui.widgets.judges_tab import JudgesTable
 from tui.widgets.prompt_tab import plan_text
@@ -33,7 +34,7 @@ from tui.widgets.tabs import TABS, AnalysisTabs
 from tui.widgets.timeline import SessionChosen, Timeline
 
 NARROW = 120  # below this width the panes are shown one at a time behind tabs
-STARTUP_QUIET_S = 0.6  # after the first paint, before background work starts
+STARTUP_QUIET_S = 0.3  # after the first paint, before background work starts (the first key is handled in ~0.1 s)
 
 
 def _key(key: str, action: str, label: str, tooltip: str, show: bool = True) -> Binding:
@@ -118,6 +119,7 @@ class MainScreen(Screen):
             with Vertical(id="work"):
                 yield RunBar(self._methods, self._models, self._judges, default_judge=self._default_judge, id="runbar")
                 yield EstimateLine(self.workbench, self.current_spec, id="estimate")
+                yield EmbedAhead(self.workbench, id="embed-ahead")
                 yield RunView(self.workbench, self.app.judges_for, id="run-view")
                 yield AnalysisTabs(self.workbench, id="tabs")
         yield Footer()
@@ -225,21 +227,30 @@ class MainScreen(Screen):
         if plan is not None:
             await self._start_run(spec, plan)
         else:
+            self.query_one(EmbedAhead).pause()  # the run's prepare embeds what it needs, on every core
             self.estimate.prepare_and_run(spec)
 
     def on_estimate_line_preparing(self, _: EstimateLine.Preparing) -> None:
         self.query_one(Timeline).count_tokens()  # start-up has settled: count the real tokens too
 
     async def on_estimate_line_ready(self, message: EstimateLine.Ready) -> None:
+        if not message.run:
+            self._embed_ahead()
         self.plan = message.prepared.plan
-        self.tabs.prompt.show(message.prepared.prompt_text)
+        # Wrapping the whole prompt holds the main thread ~0.1 s: after the estimate line is painted.
+        self.call_after_refresh(self._show_prompt, message.prepared)
         self.refresh_timeline()
         spec = self.current_spec()
         if message.run and spec is not None:
             await self._start_run(spec, message.prepared.plan)
 
+    def _show_prompt(self, prepared) -> None:
+        if self.plan is prepared.plan:  # not replaced meanwhile (a re-opened run, a newer estimate)
+            self.tabs.prompt.show(prepared.prompt_text)
+
     async def _start_run(self, spec: RunSpec, plan: PromptPlan) -> None:
         self.plan = plan
+        self.query_one(EmbedAhead).pause()  # the streams get both cores (it resumes when the run ends)
         self.tabs.judges.clear_items()
         self.tabs.evidence.show([], [m.id for m in spec.models])
         self.tabs.relevance.show_run(None, None, None, None)  # the last run's labels are not this run's
@@ -256,7 +267,13 @@ class MainScreen(Screen):
         if not self.run_view.running and self.tabs.diagnosis.run_id == self.run_view.run_id:
             self._show_diagnosis()  # the operator's own scores come first in the verdict
 
+    def _embed_ahead(self) -> None:
+        """Embed this user's history in the background (one core), unless a run streams."""
+        if self.bundle is not None and not self.run_view.running:
+            self.query_one(EmbedAhead).start(self.bundle.user.id)
+
     def on_run_view_finished(self, message: RunView.Finished) -> None:
+        self.set_timer(1.0, self._embed_ahead)  # once the run's task has ended
         self.refresh_bindings()  # the cancel keys leave the footer
         self.tabs.runs.refresh_runs()
         self._show_run_analyses()

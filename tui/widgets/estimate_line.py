@@ -1,10 +1,15 @@
 """The line under the run bar: what the current choices would cost, before anything is sent.
 
 It owns preparing the plan: once the operator stops changing choices it builds the context and
-the prompt in a worker thread (context building and retrieval may be slow) through the
-Workbench, then shows the token/cost estimate, or why the prompt cannot be sent (too long for a
-model's window, a context that cannot be built). A prepared plan is kept for the run that
-follows, as long as the choices that shape the prompt have not changed.
+the prompt in a worker thread (context building may be slow) through the Workbench, then shows
+the token/cost estimate, or why the prompt cannot be sent (too long for a model's window, a
+context that cannot be built). A prepared plan is kept for the run that follows, as long as the
+choices that shape the prompt have not changed.
+
+An estimate never embeds: a RAG plan whose history is not embedded yet counts BM25's turns
+instead, and is not kept for the run. The run's own prepare embeds, showing its progress here;
+a newer prepare stops it between batches (what finished stays cached), and asking to run the
+plan already being prepared joins it.
 """
 
 from __future__ import annotations
@@ -48,6 +53,13 @@ class EstimateLine(Static):
         """Preparing started: background work that should wait for start-up may start too."""
 
     @dataclass
+    class Embedding(Message):
+        """Progress of the run's prepare embedding the history (posted from its thread)."""
+
+        done: int
+        total: int
+
+    @dataclass
     class Ready(Message):
         prepared: Prepared
         run: bool  # the operator asked to run it as soon as it is ready
@@ -59,6 +71,7 @@ class EstimateLine(Static):
         self.timer: Timer | None = None  # the pending estimate, while the operator is still choosing
         self._prepared: Prepared | None = None
         self._run_when_ready = False
+        self._preparing_for_run: str | None = None  # plan key of the run's prepare in flight
 
     def schedule(self, delay: float = ESTIMATE_DELAY_S) -> None:
         """Estimate the current choices after ``delay`` (restarted by every change)."""
@@ -72,36 +85,62 @@ class EstimateLine(Static):
         spec = self._choices()
         if spec is not None:
             self.update("estimating tokens and cost …")
-            self._start(spec)
+            self._start(spec, for_run=self._run_when_ready)
 
     def plan_for(self, spec: RunSpec) -> PromptPlan | None:
-        """The prepared plan, if it was prepared for these choices."""
+        """The prepared plan, if it was prepared for these choices (an estimate's stand-in is not)."""
         ready = self._prepared
-        return ready.plan if ready is not None and plan_key(ready.spec) == plan_key(spec) else None
+        if ready is None or plan_key(ready.spec) != plan_key(spec) or ready.plan.retrieval_stand_in:
+            return None
+        return ready.plan
 
     def prepare_and_run(self, spec: RunSpec) -> None:
         self._run_when_ready = True
+        if self._preparing_for_run == plan_key(spec):
+            return  # already preparing exactly this: join it
         self.update("preparing the prompt …")
-        self._start(spec)
+        self._start(spec, for_run=True)
 
-    def _start(self, spec: RunSpec) -> None:
+    def _start(self, spec: RunSpec, for_run: bool = False) -> None:
+        self._preparing_for_run = plan_key(spec) if for_run else None
         self.post_message(self.Preparing())
-        self._prepare(spec, self.workbench.user(spec.user_id), self.workbench.filler_pools())
+        self._prepare(spec, self.workbench.user(spec.user_id), self.workbench.filler_pools(), for_run)
+
+    def on_estimate_line_embedding(self, message: Embedding) -> None:
+        if self._preparing_for_run is not None:
+            self.update(
+                safe_text(f"embedding the history for retrieval: {message.done:,} of {message.total:,} texts …")
+            )
 
     @work(thread=True, exclusive=True, group="prepare", exit_on_error=False, description="build context and prompt")
-    def _prepare(self, spec: RunSpec, bundle, pools) -> Prepared:
+    def _prepare(self, spec: RunSpec, bundle, pools, for_run: bool) -> Prepared:
+        from textual.worker import get_current_worker
+
         from core.history.tokens import count_tokens
 
-        plan = self.workbench.prepare(spec, bundle, pools)
+        worker = get_current_worker()
+        if for_run:  # this thread's worker is cancelled by a newer prepare: stop between batches
+            options: dict[str, Any] = {
+                "embed_stop": lambda: worker.is_cancelled,
+                "embed_progress": lambda done, total: self.post_message(self.Embedding(done, total)),
+            }
+        else:
+            options = {"estimate_only": True}
+        plan = self.workbench.prepare(spec, bundle, pools, **options)
         counts = [[count_tokens(m.content) for m in step.messages] for step in plan.steps]
         return Prepared(spec, plan, self.workbench.estimate(spec, plan), plan_text(spec, plan, counts))
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.worker.group != "prepare":
+        from core.history.retrieval import EmbeddingStopped
+
+        if event.worker.group != "prepare" or event.state not in (WorkerState.SUCCESS, WorkerState.ERROR):
             return
+        if isinstance(event.worker.error, EmbeddingStopped):
+            return  # superseded by a newer prepare, which reports for itself
+        self._preparing_for_run = None
         if event.state == WorkerState.SUCCESS and isinstance(event.worker.result, Prepared):
             self._ready(event.worker.result)
-        elif event.state == WorkerState.ERROR:
+        else:
             self._run_when_ready = False
             self._failed(event.worker.error)
 
@@ -115,6 +154,9 @@ class EstimateLine(Static):
             text.append_text(safe_text(f"  ⚠ {note}", "yellow"))
         self.update(text.append("  ·  ctrl+r runs"))
         run, self._run_when_ready = self._run_when_ready, False
+        if run and prepared.plan.retrieval_stand_in:  # the run needs the real retrieval
+            self.prepare_and_run(prepared.spec)
+            run = False
         self.post_message(self.Ready(prepared, run))
 
     def _failed(self, error: BaseException | None) -> None:

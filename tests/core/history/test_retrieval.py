@@ -4,13 +4,13 @@ import sys
 import pytest
 
 from core.history.build import build_context
+from core.history.embedding_model import resolve_model_path
 from core.history.retrieval import (
     Embedder,
     InMemoryEmbeddingCache,
     RetrievalError,
     hit_at_k,
     rank_units,
-    resolve_model_path,
     retrieve,
     turn_units,
 )

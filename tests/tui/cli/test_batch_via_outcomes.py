@@ -18,6 +18,8 @@ from aiohttp import web
 from click.testing import CliRunner, Result
 
 from core.providers import pricing
+from storage.db import open_db
+from storage.prompt_messages import load_prompt_steps
 from tests.cli_runner import cli
 from tests.servers.anthropic_sse import AnthropicServer
 from tests.servers.batch_anthropic import AnthropicBatchServer
@@ -110,8 +112,12 @@ def question_of(body: dict) -> str:
 
 
 def question_of_run(db: str, run_id: str) -> str:
-    ((messages,),) = rows(db, "SELECT messages FROM prompts WHERE run_id = ? ORDER BY step_index DESC LIMIT 1", run_id)
-    return next(m["content"] for m in reversed(json.loads(messages)) if m["role"] == "user")
+    database = open_db(db, readonly=True)
+    try:
+        messages = load_prompt_steps(database, run_id)[-1].messages
+    finally:
+        database.close()
+    return next(m.content for m in reversed(messages) if m.role == "user")
 
 
 def questions(server, job_id: str) -> set[str]:

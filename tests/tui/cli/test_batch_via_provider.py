@@ -4,7 +4,6 @@ resumes from the stored job id, and every answer is stored exactly once."""
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import sqlite3
@@ -15,7 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from core.plan import PromptStep
 from core.providers import pricing
+from storage.db import open_db
+from storage.prompt_messages import load_prompt_steps
 from tests.cli_runner import cli
 from tests.servers.batch_anthropic import AnthropicBatchServer
 from tests.servers.batch_jobs import content_text
@@ -61,6 +63,14 @@ def _batch(db: str, model: str, via: str, *extra: str) -> list[str]:
 def _rows(db: str, sql: str, args=()) -> list[tuple]:
     with sqlite3.connect(db) as conn:
         return conn.execute(sql, args).fetchall()
+
+
+def _steps(db: str, run_id: str) -> list[PromptStep]:
+    database = open_db(db, readonly=True)
+    try:
+        return load_prompt_steps(database, run_id)
+    finally:
+        database.close()
 
 
 def _wait_for(predicate, timeout: float = 90.0) -> None:
@@ -127,8 +137,8 @@ def test_a_50_cell_grid_killed_after_submit_is_resumed_by_a_new_process_and_stor
         assert all(r[7] is None and r[8] is None for r in responses), "no streaming timings for batch answers"
         provider, name = model.split(":")
         for run_id, text, _, _, tin, tout, cost, _, _ in responses:
-            (messages,) = _rows(db, "SELECT messages FROM prompts WHERE run_id = ?", [run_id])[0]
-            question = [m for m in json.loads(messages) if m["role"] == "user"][-1]["content"]
+            (step,) = _steps(db, run_id)
+            question = [m for m in step.messages if m.role == "user"][-1].content
             assert text == f"answer to: {content_text(question)[:40]}", "each answer belongs to its own run"
             assert cost == pytest.approx(pricing.cost_usd(provider, name, tin, tout, batch=True))
             assert cost == pytest.approx(pricing.cost_usd(provider, name, tin, tout) / 2)

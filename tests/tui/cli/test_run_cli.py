@@ -83,3 +83,19 @@ def test_relevance_llm_decider_goes_through_the_workbench(tmp_path, monkeypatch)
     assert any(d.relevant is not None for d in decisions if d.decider == "llm"), "the LLM answered"
     r = CliRunner().invoke(main, ["--db", db, "relevance", run_id, "--attributes", "x-nope", "--recompute"])
     assert r.exit_code == 1 and "x-nope" in r.output
+
+
+def test_embedding_relevance_decisions_name_the_embedder(tmp_path, monkeypatch):
+    from storage.analyses import load_relevance
+
+    monkeypatch.setenv("PREFSCOPE_DEMO_TOKENS_PER_S", "0")
+    db = str(tmp_path / "r.db")
+    args = ("maya", "p3-open", "--method", "rag", "--model", "demo:generic", "--plain")
+    assert run("--db", db, "run", *args).exit_code == 0
+    conn = open_db(db)
+    run_id = list_runs(conn)[0].id
+    assert CliRunner().invoke(main, ["--db", db, "relevance", run_id]).exit_code == 0
+    decisions = [s.decision for s in load_relevance(conn, run_id) if s.decision.decider == "embedding"]
+    assert decisions and {d.model for d in decisions} == {"all-MiniLM-L6-v2@onnx-fp32"}
+    ranked = conn.execute("SELECT DISTINCT retrieved_by FROM retrievals WHERE run_id = ?", [run_id]).fetchall()
+    assert ranked == [("all-MiniLM-L6-v2@onnx-fp32",)]
