@@ -45,13 +45,20 @@ def embed_ahead(
     progress: Progress | None = None,
     stop: Callable[[], bool] | None = None,
 ) -> AheadResult:
-    """Embed what is not cached yet; ``progress(done, total)`` per batch; a stop keeps what finished."""
+    """Embed what is not cached yet; ``progress(done, total)`` per batch, counting the texts cached
+    before as done (a resumed embed goes on from where it stopped); a stop keeps what finished."""
     texts = ahead_texts(bundle, pools)
     todo = embedder.missing(texts)
     before = embedder.texts_encoded
+    cached = len(texts) - len(todo)
+
+    def overall(done: int, _todo: int) -> None:
+        if progress is not None:
+            progress(cached + done, len(texts))
+
     try:
         if todo:
-            embedder.embed(todo, progress=progress, stop=stop)
+            embedder.embed(todo, progress=overall, stop=stop)
     except EmbeddingStopped:
         return AheadResult(len(texts), embedder.texts_encoded - before, stopped=True)
     return AheadResult(len(texts), embedder.texts_encoded - before)
