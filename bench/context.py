@@ -26,6 +26,8 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from _common import figure  # noqa: E402
+
 from core.formats import FormatError, load_path  # noqa: E402
 from core.history import tokens  # noqa: E402
 from core.history.build import build_context  # noqa: E402
@@ -115,6 +117,12 @@ def extreme_ratio(bundle, pools, label):
     print(f"  bare tiktoken encode: {bare_t * 1000:7.1f} ms")
     print(f"  build+count cold:     {cold_t * 1000:7.1f} ms  → ratio {cold_t / bare_t:.2f}× (target ≤ 1.5×)")
     print(f"  build+count warm:     {warm_t * 1000:7.1f} ms  → ratio {warm_t / bare_t:.2f}×")
+    figure(
+        f"Extreme build+count, cold ÷ bare tiktoken ({label})",
+        "≤ 1.5×",
+        f"{cold_t / bare_t:.2f}× (warm {warm_t / bare_t:.2f}×)",
+        f"tiktoken {bare_t * 1000:.0f} ms",
+    )
     return ctx
 
 
@@ -150,6 +158,12 @@ def embedding_figures(ctx, query_text):
     print(
         f"warm retrieval over {len(units):,} cached turns: median {statistics.median(times) * 1000:.1f} ms, "
         f"max {max(times) * 1000:.1f} ms (target ≤ 50 ms); model calls during warm runs: {emb.model_calls - calls}"
+    )
+    figure(
+        f"warm retrieval over {len(units):,} cached turns",
+        "≤ 50 ms",
+        f"{statistics.median(times) * 1000:.1f} ms",
+        f"cold embedding {cold_t:.1f} s",
     )
 
 
