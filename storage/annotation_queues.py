@@ -138,7 +138,8 @@ def queue(db: Database, name: str) -> Queue:
 
 
 def list_queues(db: Database) -> list[Queue]:
-    return [queue(db, n) for (n,) in db.execute("SELECT name FROM annotation_queues ORDER BY created_at, name")]
+    """Every queue, by name (creation times have whole seconds: queues made in a row would tie)."""
+    return [queue(db, n) for (n,) in db.execute("SELECT name FROM annotation_queues ORDER BY name")]
 
 
 # -- building --------------------------------------------------------------------------------------
