@@ -28,7 +28,7 @@ test: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports --config pyproject.toml
-	$(BIN)/python -m pytest -q -m "not slow"
+	$(BIN)/python -m pytest -q -n auto -m "not slow"
 
 # The suites marked slow (subprocesses killed and resumed, locked databases, real embedding
 # models, Pilot sessions of hundreds of keys): CI runs them after `make test`.

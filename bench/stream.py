@@ -3,13 +3,20 @@
 4 models × 2,000 tokens at 500 tokens/s each from the project's loopback OpenAI-protocol server.
 Baseline, measured in the same run: the raw AsyncOpenAI client consuming the same four streams
 in one asyncio loop. Target: prefscope wall ÷ baseline wall ≤ 1.05.
+
+Also how far the database trails the streams (what `kill -9` would lose): a reader polls the
+stored texts every 10 ms while prefscope streams, and each poll's oldest text not yet stored is
+aged against the moment the engine saw it. Baseline: the recorder's checkpoint interval.
 """
 
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 import tempfile
+import threading
 import time
+from bisect import bisect_right
 from pathlib import Path
 
 from _common import ServerProcess, figure, line
@@ -41,7 +48,52 @@ async def raw_sdk(base_url: str) -> tuple[float, float]:
     return time.perf_counter() - t0, time.process_time() - c0
 
 
-async def prefscope(base_url: str, db_path: Path | None) -> tuple[float, float, int]:
+class StoredTextWatch:
+    """Polls the stored texts while a run streams; ``worst_age`` is the longest any text the
+    engine had seen waited to be in the database (seconds)."""
+
+    def __init__(self, db_path: Path) -> None:
+        self.db_path = db_path
+        self.seen: dict[str, tuple[list[int], list[float]]] = {}  # response id -> (lengths, times)
+        self.polls: list[tuple[float, dict[str, int]]] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._poll, daemon=True)
+
+    def saw(self, response_id: str, text: str, t: float) -> None:
+        lengths, times = self.seen.setdefault(response_id, ([], []))
+        lengths.append((lengths[-1] if lengths else 0) + len(text))
+        times.append(t)
+
+    def _poll(self) -> None:
+        con = sqlite3.connect(f"file:{self.db_path}?mode=ro", uri=True, timeout=5)
+        while not self._stop.wait(0.01):
+            now = time.perf_counter()
+            rows = con.execute("SELECT id, length(text) FROM responses WHERE status = 'running'").fetchall()
+            self.polls.append((now, {rid: n or 0 for rid, n in rows}))
+        con.close()
+
+    def __enter__(self) -> StoredTextWatch:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def worst_age(self) -> float:
+        worst = 0.0
+        for now, stored in self.polls:
+            for rid, n in stored.items():
+                lengths, times = self.seen.get(rid, ([], []))
+                first_unstored = bisect_right(lengths, n)  # the first chunk that took the text past n
+                if first_unstored < len(times) and times[first_unstored] <= now:
+                    worst = max(worst, now - times[first_unstored])
+        return worst
+
+
+async def prefscope(
+    base_url: str, db_path: Path | None, watch: StoredTextWatch | None = None
+) -> tuple[float, float, int]:
     from core.formats.native import load_file
     from core.plan import Message, PromptPlan, PromptStep
     from core.providers import get_provider
@@ -67,6 +119,8 @@ async def prefscope(base_url: str, db_path: Path | None) -> tuple[float, float, 
         nonlocal tokens
         if isinstance(event, TokensArrived):
             tokens += 1
+            if watch:
+                watch.saw(event.response_id, event.text, time.perf_counter())
         if recorder:
             recorder.record(event)
 
@@ -91,7 +145,9 @@ def main() -> None:
         f"bench/stream.py — {MODELS} models × {TOKENS} tokens at {RATE} tok/s each, loopback OpenAI SSE server in its own process; "
         f"median of {ROUNDS} alternating rounds"
     )
-    base, ps, nr = [], [], []
+    from storage.recorder import CHECKPOINT_S
+
+    base, ps, nr, trail = [], [], [], []
     with ServerProcess(TOKENS, RATE) as base_url, tempfile.TemporaryDirectory() as tmp:
         asyncio.run(raw_sdk(base_url))  # warm-up: imports, connection setup, server loop
         for r in range(ROUNDS):
@@ -100,6 +156,11 @@ def main() -> None:
             base.append(asyncio.run(raw_sdk(base_url)))
             ps.append(asyncio.run(prefscope(base_url, db_path)))
             nr.append(asyncio.run(prefscope(base_url, None)))
+        db_path = Path(tmp) / "watched.db"
+        open_db(db_path).close()
+        with StoredTextWatch(db_path) as watch:
+            asyncio.run(prefscope(base_url, db_path, watch))
+        trail.append(watch.worst_age())
     base_wall, base_cpu = median(b[0] for b in base), median(b[1] for b in base)
     ps_wall, ps_cpu, n = median(p[0] for p in ps), median(p[1] for p in ps), ps[0][2]
     nr_wall, nr_cpu = median(p[0] for p in nr), median(p[1] for p in nr)
@@ -115,11 +176,18 @@ def main() -> None:
         "engine with vs without recorder",
     )
     line("engine without recorder: wall ratio to raw SDK", f"{nr_wall / base_wall:.3f}")
+    line("database trails the stream by at most (s)", f"{trail[0]:.3f}", f"checkpoint every {CHECKPOINT_S} s")
     figure(
         f"stream {MODELS}×{TOKENS} tok: engine + recorder ÷ raw SDK",
         "≤ 1.05×",
         f"{ps_wall / base_wall:.3f}× ({ps_wall:.2f} s)",
         f"raw openai SDK {base_wall:.2f} s",
+    )
+    figure(
+        "stream: the database trails the streams by at most (what kill -9 loses)",
+        "≤ 2 × checkpoint",
+        f"{trail[0]:.3f} s = {trail[0] / CHECKPOINT_S:.2f} × checkpoint",
+        f"checkpoint interval {CHECKPOINT_S} s",
     )
 
 

@@ -22,6 +22,11 @@ os.environ.setdefault(
     str(Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "prefscope" / "embedders"),
 )
 
+# pytest-xdist's workers inherit COLUMNS=80 / LINES=24, and a rich console made at import keeps
+# the width it finds then: without them every test sees the same width, however it is run.
+os.environ.pop("COLUMNS", None)
+os.environ.pop("LINES", None)
+
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
 DATASETS = SHARED / "datasets"
@@ -66,7 +71,11 @@ def _network_guard():
 
 @pytest.fixture(autouse=True)
 def _isolated_paths(tmp_path, monkeypatch):
-    """Every test gets its own data/config dirs and no provider keys from the real environment."""
+    """Every test gets its own home, data/config/cache dirs and no provider keys from the real
+    environment, so a developer's own database, config or cache never changes what a test sees."""
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))

@@ -46,7 +46,9 @@ class _ScreenFile:
     """The driver's output file, which reports (instead of raising) a terminal that is gone.
 
     Textual's writer thread dies on the first failed write, after which its bounded queue fills
-    and the next write blocks the event loop for good, so the app could not even exit."""
+    and the next write blocks the event loop for good, so the app could not even exit. A failed
+    write also stays in the file's buffer, and Python's last flush at exit would fail on it again
+    (exit status 120): the dead terminal's descriptor is pointed at /dev/null instead."""
 
     def __init__(self, file: IO[str], on_gone) -> None:
         self._file = file
@@ -60,6 +62,7 @@ class _ScreenFile:
             method(*args)
         except (OSError, ValueError):  # ValueError: the file was closed
             self.gone = True
+            _point_at_devnull(self._file)
             self._on_gone()
 
     def write(self, text: str) -> None:
@@ -70,6 +73,21 @@ class _ScreenFile:
 
     def fileno(self) -> int:
         return self._file.fileno()
+
+
+def _point_at_devnull(file: IO[str]) -> None:
+    """Let later writes and flushes of ``file`` succeed into nothing (its terminal is gone)."""
+    try:
+        fd = file.fileno()
+        devnull = os.open(os.devnull, os.O_WRONLY)
+    except (OSError, ValueError):
+        return
+    try:
+        os.dup2(devnull, fd)
+    except OSError:
+        pass
+    finally:
+        os.close(devnull)
 
 
 class WatchedLinuxDriver(LinuxDriver):

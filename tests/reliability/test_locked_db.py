@@ -18,7 +18,9 @@ from tests.waiting import wait_until
 
 HOLD = """
 import sqlite3, sys, time
-conn = sqlite3.connect(sys.argv[1], isolation_level=None)
+conn = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=60)
+print("ready", flush=True)
+sys.stdin.readline()
 conn.execute("BEGIN IMMEDIATE")
 print("locked", flush=True)
 time.sleep(float(sys.argv[2]))
@@ -26,16 +28,30 @@ conn.execute("COMMIT")
 """
 
 
-def hold_lock(db_path, seconds: float) -> subprocess.Popen:
-    proc = subprocess.Popen([sys.executable, "-c", HOLD, str(db_path), str(seconds)], stdout=subprocess.PIPE)
-    assert proc.stdout is not None and proc.stdout.readline().strip() == b"locked"
+def lock_holder(db_path, seconds: float) -> subprocess.Popen:
+    """A process ready to hold the write lock for ``seconds`` once told (:func:`take_lock`): its
+    interpreter starts before the batch does, so the lock is taken at once, whatever the machine's
+    speed, while the batch is still mid-way (not after a start-up it might finish in)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", HOLD, str(db_path), str(seconds)], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
+    assert proc.stdout is not None and proc.stdout.readline().strip() == b"ready"
     return proc
 
 
+def take_lock(holder: subprocess.Popen) -> None:
+    assert holder.stdin is not None and holder.stdout is not None
+    holder.stdin.write(b"lock\n")
+    holder.stdin.flush()
+    assert holder.stdout.readline().strip() == b"locked"
+
+
 def locked_batch(db_path, name: str, **env: str) -> tuple[int, str]:
+    locker = lock_holder(db_path, 8)
     batch = start_batch(db_path, name, PREFSCOPE_DEMO_TOKENS_PER_S="150", **env)
     wait_until(lambda: cell_statuses(db_path, name)["ok"] >= 3, timeout=60, every=0.05, what="3 cells stored")
-    locker = hold_lock(db_path, 8)
+    take_lock(locker)
+    assert batch.poll() is None, "the batch ended before the lock was taken: nothing was tested"
     out = batch.communicate(timeout=240)[0].decode(errors="replace")
     locker.wait(timeout=30)
     return batch.returncode, out

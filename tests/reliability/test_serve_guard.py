@@ -53,7 +53,7 @@ def served(tmp_path, request):
         yield base
     finally:
         proc.terminate()
-        proc.wait(10)
+        proc.wait(30)
 
 
 def _ws_headers(base: str, origin: str | None) -> dict[str, str]:

@@ -13,13 +13,12 @@ redacted), apart from ``log.requests``, which keeps the model calls alone.
 
 from __future__ import annotations
 
-import asyncio
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from aiohttp import web
 
-from tests.servers.base import RecordedRequest, _redact
+from tests.servers.base import RecordedRequest, _Disconnected, _redact
 from tests.servers.openai_sse import OpenAIServer
 from tests.servers.script import Reply
 
@@ -34,6 +33,7 @@ class LocalModelServer(OpenAIServer):
         n_ctx: int | None = None,
         n_ctx_top_level: bool = False,
         answer_delay_s: float = 0.0,
+        answer_when: Callable[[], object] | None = None,
     ):
         super().__init__(replies)
         #: None: no ``/v1/models`` route at all (404).
@@ -41,8 +41,10 @@ class LocalModelServer(OpenAIServer):
         self.max_model_len = max_model_len
         self.n_ctx = n_ctx
         self.n_ctx_top_level = n_ctx_top_level
-        #: How long the GETs take to answer (a slow server).
+        #: How long the GETs take to answer (a slow server; 3600: one that never does in a test).
         self.answer_delay_s = answer_delay_s
+        #: The GETs are answered only once this is true (say, once another server has been asked).
+        self.answer_when = answer_when
         #: Every GET received, in order.
         self.window_asks: list[RecordedRequest] = []
 
@@ -51,8 +53,12 @@ class LocalModelServer(OpenAIServer):
             return await super()._handle(request)
         headers, auth = _redact(request.headers)
         self.window_asks.append(RecordedRequest(request.method, request.path, headers, None, auth, time.monotonic()))
-        if self.answer_delay_s:
-            await asyncio.sleep(self.answer_delay_s)
+        try:  # a client that gives up meanwhile ends the wait: nothing is left pending at stop()
+            await self._pause(request, self.answer_delay_s)
+            while self.answer_when is not None and not self.answer_when():
+                await self._pause(request, 0.01)
+        except _Disconnected:
+            return web.Response(status=499)  # nobody is left to read it
         doc = self._window_doc(request.path)
         if doc is None:
             return web.json_response({"error": {"message": f"no route GET {request.path}"}}, status=404)

@@ -40,7 +40,7 @@ def test_a_planted_key_is_used_but_never_stored(tmp_path, monkeypatch):
     assert db.execute("SELECT status, text FROM responses").fetchone() == ("ok", "A fine answer.")
     db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     db.close()
-    for f in tmp_path.iterdir():
+    for f in (f for f in tmp_path.rglob("*") if f.is_file()):  # the home and XDG folders too
         data = f.read_bytes()
         assert PLANTED.encode() not in data, f"the key leaked into {f.name}"
         assert b"Bearer " not in data, f"an auth header value leaked into {f.name}"

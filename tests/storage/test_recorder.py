@@ -95,22 +95,34 @@ def test_partial_text_is_checkpointed_while_streaming(tmp_path, maya):
         if isinstance(e, TokensArrived):
             seen.append(e.text)
 
+    async def sleep(seconds: float) -> None:
+        """The demo's pacing for 8 chunks, then a stall mid-answer until cancelled: the answer
+        cannot finish (and be stored whole) before a checkpoint is looked for."""
+        if len(seen) < 8:
+            await asyncio.sleep(seconds)
+        else:
+            await asyncio.Event().wait()
+
+    def checkpointed() -> str | None:
+        """The text stored so far for the running response, if any."""
+        reader = sqlite3.connect(db_path)
+        try:
+            row = reader.execute("SELECT text, status FROM responses").fetchone()
+        finally:
+            reader.close()
+        return row[0] if row and row[1] == "running" and row[0] else None
+
     async def main():
         task = asyncio.create_task(
-            Engine(lambda s: DemoProvider(tokens_per_s=40), emit).run(spec, plan_with_retrieval(), maya)
+            Engine(lambda s: DemoProvider(tokens_per_s=40, sleep=sleep), emit).run(spec, plan_with_retrieval(), maya)
         )
-        await await_until(lambda: len(seen) >= 8, timeout=10, what="8 streamed chunks")
-        await asyncio.sleep(0.3)  # several checkpoint intervals
-        reader = sqlite3.connect(db_path)
-        stored_mid_stream.append(reader.execute("SELECT text FROM responses").fetchone()[0])
-        reader.close()
+        stored_mid_stream.append(await await_until(checkpointed, what="a checkpoint of the partial text"))
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
 
     asyncio.run(main())
     recorder.close()
-    assert stored_mid_stream[0], "nothing was checkpointed while streaming"
     assert "".join(seen).startswith(stored_mid_stream[0])
     db = open_db(db_path)
     (resp,) = load_run(db, list_runs(db)[0].id).responses

@@ -45,7 +45,7 @@ def _held(writer: Writer) -> threading.Event:
     """Block the writer on a job until the returned event is set, so later jobs queue up
     and are applied together in one batch."""
     release = threading.Event()
-    writer.submit(lambda db: release.wait(10))  # its future is not needed
+    writer.submit(lambda db: release.wait(60))  # its future is not needed; 60 s bounds a hang
     return release
 
 
@@ -62,7 +62,7 @@ def test_jobs_run_in_submission_order_on_the_writer_thread(path):
 def test_submit_returns_the_value_once_committed_and_other_connections_see_it(path):
     reader = open_db(path)
     with Writer(path) as writer:
-        assert writer.submit(_insert(7)).result(5) == 7
+        assert writer.submit(_insert(7)).result(30) == 7
         # committed: a separate connection (another thread's view) reads it immediately
         assert reader.execute("SELECT n FROM log").fetchall() == [(7,)]
         assert writer.call(lambda db: db.execute("SELECT count(*) FROM log").fetchone()[0]) == 1
@@ -81,11 +81,11 @@ def test_a_failing_job_fails_alone_and_its_caller_sees_why(path):
         duplicate = writer.submit(_insert(1))  # UNIQUE violation
         after = writer.submit(_insert(2))
         release.set()
-        assert before.result(5) == 1 and after.result(5) == 2
+        assert before.result(30) == 1 and after.result(30) == 2
         with pytest.raises(ValueError, match="job went wrong"):
-            failing.result(5)
+            failing.result(30)
         with pytest.raises(sqlite3.IntegrityError):
-            duplicate.result(5)
+            duplicate.result(30)
     assert _rows(path) == [1, 2]  # the failing job's own insert was rolled back with it
 
 
@@ -132,10 +132,10 @@ def test_a_transaction_destroying_error_fails_the_whole_batch_truthfully(path):
         later = writer.submit(_insert(2))
         release.set()
         with pytest.raises(sqlite3.IntegrityError, match="negative"):
-            killer.result(5)
+            killer.result(30)
         with pytest.raises(RuntimeError, match="rolled back together"):
-            earlier.result(5)  # its insert really was undone, and it says so
-        assert later.result(5) == 2
+            earlier.result(30)  # its insert really was undone, and it says so
+        assert later.result(30) == 2
     assert _rows(path) == [2]
 
 
@@ -149,7 +149,7 @@ def test_typed_commands(path):
             return f"inserted {self.n}"
 
     with Writer(path) as writer:
-        assert writer.submit(Insert(5)).result(5) == "inserted 5"
+        assert writer.submit(Insert(5)).result(30) == "inserted 5"
         writer.post(Insert(6))
     assert _rows(path) == [5, 6]
 

@@ -102,7 +102,6 @@ def status_of(text: str) -> str:
 async def on_item(pilot, app) -> AnnotateScreen:
     await await_until(
         lambda: isinstance(app.screen, AnnotateScreen) and app.screen.state in ("labelling", "finished"),
-        timeout=10,
         what="an item to label",
     )
     await pilot.pause()
@@ -170,7 +169,7 @@ async def label_whole_queue(wb, name: str, annotator: str) -> dict[str, dict[str
         assert f"queue finished: {size} labelled, 0 skipped" in screen_text(app)
         assert errors(app) == []
         await pilot.press("escape")  # opened from the command line: esc quits
-        await await_until(lambda: not app.is_running, timeout=5, what="the app to quit")
+        await await_until(lambda: not app.is_running, what="the app to quit")
     return chosen
 
 
@@ -239,7 +238,7 @@ async def test_leaving_mid_queue_and_reopening_serves_the_first_unfinished_item(
         assert screen.item.position == order[2] and screen.state == "labelling"
         await pilot.press("3")  # a score given but not saved: not stored
         await pilot.press("escape")
-        await await_until(lambda: not app.is_running, timeout=5, what="the app to quit")
+        await await_until(lambda: not app.is_running, what="the app to quit")
     assert wb.db.execute("SELECT count(*) FROM judgments WHERE human = 1").fetchone()[0] == 3  # one item, 3 dims
 
     # another annotator starts from their own first item, and labels it
@@ -316,7 +315,7 @@ async def test_without_an_annotator_the_name_is_asked_first_and_checked(batch):
     create_queue(wb.db, "lab", QueueSpec(batches=["b"], sample=3))
     app = annotate_app({"db": str(wb.db_path)}, "lab", None)
     async with app.run_test(size=(80, 24)) as pilot:
-        await await_until(lambda: isinstance(app.screen, AnnotateScreen), timeout=10, what="annotation mode")
+        await await_until(lambda: isinstance(app.screen, AnnotateScreen), what="annotation mode")
         await settle(pilot, app)
         screen = app.screen
         assert screen.state == "asking" and "Who is labelling?" in screen_text(app)

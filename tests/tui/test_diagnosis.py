@@ -31,7 +31,7 @@ async def probe_and_wait(pilot, app) -> None:
     view = app.screen.query_one(DiagnosisView)
     await pilot.press("p")
     await pilot.pause()
-    await await_until(lambda: view.probing is None, timeout=20, what="the probes to finish")
+    await await_until(lambda: view.probing is None, timeout=60, what="the probes to finish")
     await settle(pilot, app)
 
 

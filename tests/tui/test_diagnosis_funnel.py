@@ -34,9 +34,9 @@ async def open_funnel(pilot, app) -> FunnelScreen:
     await pilot.press("6")  # the Runs tab, the focus on the grid
     await settle(pilot, app)
     await pilot.press("d")
-    await await_until(lambda: isinstance(app.screen, FunnelScreen), timeout=5, what="the funnel screen")
+    await await_until(lambda: isinstance(app.screen, FunnelScreen), what="the funnel screen")
     screen = app.screen
-    await await_until(lambda: screen.table is not None, timeout=10, what="the answers to be diagnosed")
+    await await_until(lambda: screen.table is not None, timeout=60, what="the answers to be diagnosed")
     await settle(pilot, app)
     return screen
 
@@ -71,7 +71,7 @@ async def test_funnel_counts_the_listed_runs_and_enter_reopens_an_answers_run(tw
         target = next(i for i, (c, _, _) in enumerate(screen.cases) if c.run_id == "run-probed")
         cases.move_cursor(row=target)
         await pilot.press("enter")
-        await await_until(lambda: isinstance(app.screen, MainScreen), timeout=5, what="the main screen")
+        await await_until(lambda: isinstance(app.screen, MainScreen), what="the main screen")
         await settle(pilot, app)
         assert app.screen.run_view.run_id == "run-probed"
         labels = {p.model_id: p.diagnosis.label for p in app.screen.run_view.panes}
@@ -84,7 +84,7 @@ async def test_funnel_keeps_to_the_filtered_answers_and_escape_goes_back(two_run
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
         app.screen.tabs.runs.query_one("#runs-filter").value = "model:oracle"
-        await await_until(lambda: app.screen.tabs.runs.grid.filter_text == "model:oracle", timeout=5, what="filter")
+        await await_until(lambda: app.screen.tabs.runs.grid.filter_text == "model:oracle", what="filter")
         screen = await open_funnel(pilot, app)
         assert [r["model"] for r in screen.table.as_dicts()] == ["demo:oracle"]
         await pilot.press("enter")
@@ -92,4 +92,4 @@ async def test_funnel_keeps_to_the_filtered_answers_and_escape_goes_back(two_run
         await pilot.press("escape")  # from the answers back to the groups
         assert screen.query_one("#funnel-table", DataTable).has_focus
         await pilot.press("escape")
-        await await_until(lambda: isinstance(app.screen, MainScreen), timeout=5, what="the main screen")
+        await await_until(lambda: isinstance(app.screen, MainScreen), what="the main screen")

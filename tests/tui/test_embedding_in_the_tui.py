@@ -4,13 +4,12 @@ embedded in the background."""
 
 from __future__ import annotations
 
-import asyncio
-
 from textual.widgets import Select
 
 from core.history import encoders
 from core.methods.embed_ahead import ahead_texts
 from tests.tui.conftest import app_for, db_rows, run_and_wait, settle, workbench
+from tests.waiting import await_until
 from tui.widgets.embed_ahead import EmbedAhead
 from tui.widgets.estimate_line import EstimateLine
 
@@ -103,12 +102,15 @@ async def test_the_open_users_history_is_embedded_in_the_background(tmp_path):
     async with app.run_test(size=(200, 50)) as pilot:
         shown: list[str] = []
         widget = app.screen.query_one(EmbedAhead)
-        for _ in range(1500):
+
+        def shown_then_done() -> bool:
             if widget.has_class("-busy"):
                 shown.append(str(widget.render()))
-            if shown and not any(w.is_running for w in app.workers if w.group == "embed-ahead"):
-                break
-            await asyncio.sleep(0.02)
+            return bool(shown) and not any(w.is_running for w in app.workers if w.group == "embed-ahead")
+
+        await await_until(
+            shown_then_done, timeout=120, every=0.02, what="the background embedding to show its progress and end"
+        )
         await settle(pilot, app)
         assert any("embedding maya's history" in s for s in shown)
         assert not widget.has_class("-busy")

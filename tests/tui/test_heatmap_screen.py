@@ -62,7 +62,7 @@ async def open_heatmap(pilot, app) -> HeatmapScreen:
     await pilot.press("6")  # the Runs tab, the focus on the grid
     await settle(pilot, app)
     await pilot.press("m")
-    await await_until(lambda: isinstance(app.screen, HeatmapScreen), timeout=5, what="the heatmap screen")
+    await await_until(lambda: isinstance(app.screen, HeatmapScreen), what="the heatmap screen")
     screen = app.screen
     await shown(pilot, app, screen)
     return screen
@@ -73,11 +73,11 @@ async def filtered(pilot, app, text: str) -> None:
     await settle(pilot, app)
     app.screen.tabs.runs.query_one("#runs-filter").value = text
     grid = app.screen.tabs.runs.grid
-    await await_until(lambda: grid.filter_text == text, timeout=5, what=f"the grid filtered by {text!r}")
+    await await_until(lambda: grid.filter_text == text, what=f"the grid filtered by {text!r}")
 
 
 async def shown(pilot, app, screen: HeatmapScreen) -> str:
-    await await_until(lambda: screen.panels or screen.message, timeout=10, what="the heatmap to be read")
+    await await_until(lambda: screen.panels or screen.message, timeout=60, what="the heatmap to be read")
     await settle(pilot, app)
     return screen_text(app)
 
@@ -114,7 +114,7 @@ async def test_the_sweep_is_drawn_depth_by_context_with_the_reports_numbers(swee
         assert_drawn(await shown(pilot, app, screen), expected(wb, screen.metric, "context", "model"))
 
         await pilot.press("escape")
-        await await_until(lambda: isinstance(app.screen, MainScreen), timeout=5, what="the main screen")
+        await await_until(lambda: isinstance(app.screen, MainScreen), what="the main screen")
         assert not [n.message for n in app._notifications if n.severity == "error"]
 
 

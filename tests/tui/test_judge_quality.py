@@ -66,7 +66,7 @@ def words(text: str) -> str:
 
 async def loaded(pilot, app) -> JudgeQualityScreen:
     await await_until(
-        lambda: isinstance(app.screen, JudgeQualityScreen) and not app.screen.reading, timeout=10, what="agreement"
+        lambda: isinstance(app.screen, JudgeQualityScreen) and not app.screen.reading, timeout=60, what="agreement"
     )
     await pilot.pause()
     return app.screen
@@ -156,7 +156,7 @@ async def test_J_on_the_runs_tab_opens_the_view_for_the_runs_listed(judged):
         assert dim.raters == ("ann", "bob", "demo:heuristic")
         assert_shows(screen_text(app), dim)
         await pilot.press("escape")
-        await await_until(lambda: isinstance(app.screen, MainScreen), timeout=5, what="the main screen")
+        await await_until(lambda: isinstance(app.screen, MainScreen), what="the main screen")
 
 
 async def test_with_one_rater_the_view_says_how_to_get_labels(judged):

@@ -7,7 +7,7 @@ import pytest
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
 
-from tests.tui.conftest import app_for, settle, workbench
+from tests.tui.conftest import app_for, choose_in_palette, settle, workbench
 from tests.tui.seed import seed_run
 from tests.tui.test_snapshots import GateProvider
 from tests.waiting import await_until
@@ -28,6 +28,12 @@ def _in_tab(screen, name: str) -> bool:
 
 def _footer_keys(app) -> list[FooterKey]:
     return list(app.screen.query_one(Footer).query(FooterKey))
+
+
+def _footer_shows(app, descriptions: set[str]) -> bool:
+    """The footer offers these keys, each laid out (a key just mounted has no place yet)."""
+    shown = [k for k in _footer_keys(app) if k.description in descriptions]
+    return {k.description for k in shown} == descriptions and all(k.region.width for k in _footer_keys(app))
 
 
 async def test_number_keys_show_each_tab_with_the_focus_inside(wb):
@@ -67,12 +73,8 @@ async def test_palette_show_tab_moves_the_focus_into_the_tab(wb):
     app = app_for(wb)
     async with app.run_test(size=(200, 50)) as pilot:
         await settle(pilot, app)
-        await pilot.press("ctrl+p")
-        await pilot.pause()
-        await pilot.press(*"Show tab: Judges")
-        await pilot.pause(0.3)
-        await pilot.press("enter")
-        await pilot.pause()
+        await choose_in_palette(pilot, "Show tab: Judges", "Show tab: Judges")
+        await await_until(lambda: isinstance(app.screen.focused, JudgesTable), what="focus in the Judges table")
         assert isinstance(app.screen.focused, JudgesTable)
 
 
@@ -121,7 +123,7 @@ async def test_the_footer_shows_the_focused_tabs_keys_and_fits_80_columns(wb):
         assert grouped == [str(n) for n in range(1, len(TABS) + 1)]  # "1234567 Tabs"
         for n, name, keys in [(4, "relevance", {"Yes", "No", "Decide"}), (3, "attributes", {"Accept", "Reject"})]:
             await pilot.press(str(n))
-            await pilot.pause(0.2)
+            await await_until(lambda keys=keys: _footer_shows(app, keys), what=f"the {name} tab's keys in the footer")
             footer = app.screen.query_one(Footer)
             shown = _footer_keys(app)
             assert keys <= {k.description for k in shown}, name
@@ -139,11 +141,15 @@ async def test_cancel_keys_show_only_while_a_run_streams(tmp_path):
         await settle(pilot, app)
         assert "Cancel all" not in {k.description for k in _footer_keys(app)}
         await pilot.press("ctrl+r")
-        await await_until(lambda: gate.reached == 3, timeout=5, what="all three scripted models to stream")
-        await pilot.pause(0.2)
-        assert {"Cancel all", "Cancel pane", "Reasons"} <= {k.description for k in _footer_keys(app)}
+        await await_until(lambda: gate.reached == 3, what="all three scripted models to stream")
+        streaming = {"Cancel all", "Cancel pane", "Reasons"}
+        await await_until(lambda: _footer_shows(app, streaming), what="the cancel keys in the footer")
+        assert streaming <= {k.description for k in _footer_keys(app)}
         gate.gate.set()
         await settle(pilot, app)
-        await pilot.pause(0.2)
+        await await_until(
+            lambda: _footer_shows(app, {"Retry"}) and not _footer_shows(app, {"Cancel all"}),
+            what="the footer without the cancel keys",
+        )
         shown = {k.description for k in _footer_keys(app)}
         assert "Cancel all" not in shown and "Retry" in shown  # the first pane has the focus

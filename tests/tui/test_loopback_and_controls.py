@@ -3,13 +3,11 @@ and force; the command palette; remapped keys; the narrow (80×24) layout."""
 
 from __future__ import annotations
 
-import asyncio
-
 from textual.widgets import Checkbox, Select, Tabs
 
 from core.settings import Endpoint
 from tests.servers.script import Reply
-from tests.tui.conftest import app_for, db_rows, run_and_wait, settle, workbench
+from tests.tui.conftest import app_for, choose_in_palette, db_rows, run_and_wait, settle, workbench
 
 
 async def test_an_openai_compatible_server_streams_into_its_pane(tmp_path, openai_server):
@@ -61,12 +59,7 @@ async def test_command_palette_chooses_a_method(wb):
     app = app_for(wb)
     async with app.run_test(size=(200, 50)) as pilot:
         await settle(pilot, app)
-        await pilot.press("ctrl+p")
-        await pilot.pause()
-        await pilot.press(*"method reminder")
-        await asyncio.sleep(0.5)
-        await pilot.pause()
-        await pilot.press("enter")
+        await choose_in_palette(pilot, "method reminder", "Method: reminder")
         await settle(pilot, app)
         assert app.screen.query_one("#rb-method", Select).value == "reminder"
 

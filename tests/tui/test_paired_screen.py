@@ -74,7 +74,7 @@ async def test_items_list_and_enter_shows_both_answers_with_the_changed_words(tw
         assert [str(cell) for cell in table.get_row_at(0)] == [mark, *top.key[:2], *scores]
 
         await pilot.press("enter")
-        await await_until(lambda: isinstance(app.screen, CompareScreen), timeout=5, what="the two answers")
+        await await_until(lambda: isinstance(app.screen, CompareScreen), what="the two answers")
         await settle(pilot, app)
         compare = app.screen
         texts = [answer_text(wb, top.a_ref), answer_text(wb, top.b_ref)]
@@ -89,9 +89,9 @@ async def test_items_list_and_enter_shows_both_answers_with_the_changed_words(tw
             assert " ".join(answer.split()[:4]) in " ".join(shown.split()), answer
 
         await pilot.press("escape")
-        await await_until(lambda: app.screen is screen, timeout=5, what="the comparison again")
+        await await_until(lambda: app.screen is screen, what="the comparison again")
         await pilot.press("escape")
-        await await_until(lambda: isinstance(app.screen, MainScreen), timeout=5, what="the main screen")
+        await await_until(lambda: isinstance(app.screen, MainScreen), what="the main screen")
         assert errors(app) == []
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from click.testing import CliRunner
 from textual.widgets import Input, OptionList, Select, SelectionList
 
-from tests.tui.conftest import app_for, settle
+from tests.tui.conftest import app_for, choose_in_palette, settle
 from tui.cli import main
 from tui.cli.open_app import _build
 from tui.screens.models import ModelPicker
@@ -60,11 +60,7 @@ async def test_the_palette_switches_the_user(wb):
     app = app_for(wb)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
-        await pilot.press("ctrl+p")
-        await pilot.pause()
-        await pilot.press(*"Switch user: Tomasz")
-        await pilot.pause(0.3)
-        await pilot.press("enter")
+        await choose_in_palette(pilot, "Switch user: Tomasz", "Switch user: Tomasz")
         await settle(pilot, app)
         assert app.screen.bundle.user.id == "tomasz"
         assert app.screen.query_one("#rb-user", Select).value == "tomasz"

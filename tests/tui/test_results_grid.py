@@ -46,7 +46,7 @@ def _answers(grid: ResultsGrid) -> list:
 
 
 async def _filtered(grid: ResultsGrid, text: str) -> None:
-    await await_until(lambda: grid.filter_text == text, timeout=5, what=f"the grid filtered by {text!r}")
+    await await_until(lambda: grid.filter_text == text, what=f"the grid filtered by {text!r}")
 
 
 def _to(grid: ResultsGrid, row: int, column: str) -> None:

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+
+from core.providers.demo import DemoProvider
+from core.providers.events import Delta
 from tests.tui.conftest import app_for, db_rows, run_and_wait, settle, workbench
 from tests.waiting import await_until
 from tui.widgets.tabs import AnalysisTabs
@@ -59,8 +63,23 @@ async def test_one_failing_model_shows_in_its_own_pane_only(tmp_path):
         assert status == [("partial",)]
 
 
+class SlowHeldAfterItsFirstPiece(DemoProvider):
+    """The demo models, unpaced, except demo:slow: it streams its first piece, then waits until it is
+    cancelled (its pace is no race with the escape below, however loaded the machine)."""
+
+    def __init__(self):
+        super().__init__(tokens_per_s=0)
+
+    async def stream(self, spec, messages, hints=None):
+        async for event in super().stream(spec, messages, hints):
+            yield event
+            if spec.model == "slow" and isinstance(event, Delta):
+                await asyncio.Event().wait()  # never set: only the cancellation ends it
+
+
 async def test_escape_cancels_the_focused_pane_while_the_others_finish(tmp_path):
-    wb = workbench(tmp_path / "p.db", tokens_per_s=100)  # demo:slow streams at 1/8 of that
+    demo = SlowHeldAfterItsFirstPiece()
+    wb = workbench(tmp_path / "p.db", provider_for=lambda spec: demo)
     app = app_for(wb, ["demo:generic", "demo:slow", "demo:oracle"])
     async with app.run_test(size=(200, 50)) as pilot:
         await settle(pilot, app)
@@ -70,7 +89,7 @@ async def test_escape_cancels_the_focused_pane_while_the_others_finish(tmp_path)
             panes = app.screen.run_view.panes
             return len(panes) > 1 and panes[1].status == "running" and panes[1].full_text
 
-        await await_until(slow_streaming, timeout=5, what="demo:slow to start streaming")
+        await await_until(slow_streaming, what="demo:slow to start streaming")
         slow = app.screen.run_view.panes[1]
         slow.focus()
         await pilot.pause()

@@ -191,8 +191,13 @@ def test_run_in_progress(snap_compare, tmp_path):
     async def run_before(pilot):
         await settle(pilot, app)
         await pilot.press("ctrl+r")
-        await await_until(lambda: gate.reached == 3, timeout=5, what="all three scripted models to be called")
-        await pilot.pause(0.2)
+        await await_until(lambda: gate.reached == 3, what="all three scripted models to be called")
+
+        def twelve_words_each() -> bool:
+            panes = app.screen.run_view.panes
+            return len(panes) == 3 and all(p.status == "running" and len(p.full_text.split()) == 12 for p in panes)
+
+        await await_until(twelve_words_each, what="each pane running with its first twelve words")
         app.screen.query_one("#timeline").focus()
         await pilot.pause()
 

@@ -39,18 +39,21 @@ def test_a_raising_judge_is_a_stored_failure_and_the_others_still_score(priya):
 
 
 def test_cancellation_is_not_swallowed(priya):
-    class Slow:
-        name, kind, applies_to = "slow", "rubric", ("open",)
-
-        async def judge(self, item, complete):
-            await asyncio.sleep(10)
-
     async def go():
+        judging = asyncio.Event()
+
+        class Slow:
+            name, kind, applies_to = "slow", "rubric", ("open",)
+
+            async def judge(self, item, complete):
+                judging.set()
+                await asyncio.Event().wait()  # until cancelled
+
         query = next(q for q in priya.queries if q.kind == "open")
         task = asyncio.create_task(judge_answer([Slow()], item_for(priya, query.id, "x"), None))
-        await asyncio.sleep(0.01)
+        await asyncio.wait_for(judging.wait(), 30)  # cancelled inside the judge, not before it ran
         task.cancel()
-        await task
+        await asyncio.wait_for(task, 30)  # a swallowed cancellation would return judgments instead
 
     with pytest.raises(asyncio.CancelledError):
         asyncio.run(go())

@@ -51,6 +51,12 @@ class Collector(list):
         return [e for e in self if isinstance(e, kind)]
 
 
+def slot_tokens(events: Collector, slot: int) -> list[TokensArrived]:
+    """The tokens streamed so far by the model in ``slot``."""
+    ids = {e.response_id for e in events.of(ResponseStarted) if e.slot == slot}
+    return [e for e in events.of(TokensArrived) if e.response_id in ids]
+
+
 def demo_only(pace: float = 0):
     provider = DemoProvider(tokens_per_s=pace)
     return lambda spec: provider
@@ -101,12 +107,14 @@ async def test_cancelling_one_slot_keeps_its_partial_text_and_spares_the_others(
             on_handle=handles.append,
         )
     )
-    await await_until(lambda: events.of(TokensArrived), what="the first token")
-    await asyncio.sleep(0.1)
+    # Cancel once slot 0 has streamed some text (its own tokens, not a pause that hopes for them);
+    # the poll wakes long before its ~40 tokens paced at 60/s are all out.
+    await await_until(lambda: slot_tokens(events, 0), what="tokens from slot 0")
     handles[0].cancel(0)
     await task
     by_slot = {f.slot: f for f in events.of(ResponseFinished)}
     assert by_slot[0].status == "cancelled" and by_slot[0].text
+    assert by_slot[0].text == "".join(e.text for e in slot_tokens(events, 0)), "what streamed is kept"
     assert by_slot[1].status == "ok"
     assert len(by_slot[0].text) < len(by_slot[1].text) or by_slot[0].text != by_slot[1].text
 

@@ -128,8 +128,10 @@ def write_labels(path: Path, db: str, n: int) -> Path:
 
 def test_import_stores_every_row_and_names_the_annotators(db, tmp_path):
     labels = write_labels(tmp_path / "labels.csv", db, 6)
-    out = flat(cli(db, "annotate", "--import", str(labels)))
-    assert f"imported 12 labels by alice, bob from {labels}" in out
+    # wide enough for the whole path on one line, however deep the machine's temp folder is
+    result = CliRunner().invoke(main, ["--db", db, "annotate", "--import", str(labels)], env={"COLUMNS": "500"})
+    assert result.exit_code == 0, result.output
+    assert f"imported 12 labels by alice, bob from {labels}" in flat(result.output)
     stored = rows(
         db, "SELECT judge_model, dimension, count(*), min(rationale) FROM judgments WHERE human = 1 GROUP BY 1, 2"
     )

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import sqlite3
 import subprocess
 import sys
@@ -27,6 +26,7 @@ from tests.servers.batch_jobs import content_text, echo_reply
 from tests.servers.batch_openai import OpenAIBatchServer
 from tests.servers.openai_sse import OpenAIServer
 from tests.servers.script import Reply
+from tests.tui.conftest import child_env
 from tui.cli import main
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -34,6 +34,7 @@ ROOT = Path(__file__).resolve().parents[3]
 GRID = ("--user", "maya", "--query-kind", "open", "--context", "simple")
 KEY = "sk-test-via-outcomes-0123456789"
 EPHEMERAL = {"type": "ephemeral"}
+HANG_S = 60  # bounds a hang (a command that never stops polling), not how long a command may take
 BACKENDS = {
     "openai-batch": ("openai:gpt-4o-mini", OpenAIBatchServer, "OPENAI"),
     "anthropic-batch": ("anthropic:claude-haiku-4-5", AnthropicBatchServer, "ANTHROPIC"),
@@ -293,8 +294,7 @@ def test_collecting_without_the_key_says_so_and_keeps_the_job(db, backend, monke
 def _subprocess_env(db: str, **extra: str) -> dict[str, str]:
     config = Path(db).with_name("empty.toml")
     config.touch()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ANTHROPIC_", "PREFSCOPE_"))}
-    return {**env, "PREFSCOPE_CONFIG": str(config), "PYTHONPATH": str(ROOT), **extra}
+    return child_env(Path(db).with_name("home"), PREFSCOPE_CONFIG=str(config), **extra)
 
 
 @only("openai-batch")
@@ -307,9 +307,9 @@ def test_a_job_the_server_cannot_read_ends_the_wait_with_its_error(db, backend):
         env = _subprocess_env(db, OPENAI_API_KEY=KEY, OPENAI_BASE_URL=stranger.base_url)
         command = [sys.executable, "-m", "tui.cli", "--db", db, *batch_args(backend)]
         try:
-            done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=10)
+            done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=HANG_S)
         except subprocess.TimeoutExpired as exc:
-            raise AssertionError(f"still polling job {job_id} after 10 s of 404s: {exc.stdout!r}") from None
+            raise AssertionError(f"still polling job {job_id} after {HANG_S} s of 404s: {exc.stdout!r}") from None
     output = done.stdout + done.stderr
     assert done.returncode != 0, output
     assert job_id in output and "404" in output

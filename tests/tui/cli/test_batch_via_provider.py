@@ -4,12 +4,10 @@ resumes from the stored job id, and every answer is stored exactly once."""
 
 from __future__ import annotations
 
-import os
 import signal
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -22,6 +20,8 @@ from tests.cli_runner import cli
 from tests.servers.batch_anthropic import AnthropicBatchServer
 from tests.servers.batch_jobs import content_text
 from tests.servers.batch_openai import OpenAIBatchServer
+from tests.tui.conftest import child_env
+from tests.waiting import wait_until
 
 ROOT = Path(__file__).resolve().parents[3]
 GRID_50 = [
@@ -50,9 +50,7 @@ def _env(db: str, **extra: str) -> dict[str, str]:
     """The subprocess's environment: no real keys or settings of this machine, an empty config."""
     config = Path(db).with_name("config.toml")
     config.touch()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ANTHROPIC_", "PREFSCOPE_"))}
-    env.update({"PREFSCOPE_CONFIG": str(config), "PYTHONPATH": str(ROOT)}, **extra)
-    return env
+    return child_env(Path(db).with_name("home"), PREFSCOPE_CONFIG=str(config), **extra)
 
 
 def _batch(db: str, model: str, via: str, *extra: str) -> list[str]:
@@ -71,15 +69,6 @@ def _steps(db: str, run_id: str) -> list[PromptStep]:
         return load_prompt_steps(database, run_id)
     finally:
         database.close()
-
-
-def _wait_for(predicate, timeout: float = 90.0) -> None:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if predicate():
-            return
-        time.sleep(0.1)
-    raise AssertionError("timed out")
 
 
 def _job_recorded(db: str) -> bool:
@@ -106,7 +95,12 @@ def test_a_50_cell_grid_killed_after_submit_is_resumed_by_a_new_process_and_stor
             _batch(db, model, via), env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
         )
         try:
-            _wait_for(lambda: _job_recorded(db) or first.poll() is not None)
+            wait_until(
+                lambda: _job_recorded(db) or first.poll() is not None,
+                timeout=90,
+                every=0.1,
+                what="the first process to record its job (or to end)",
+            )
             assert first.poll() is None, first.communicate()[0]
             first.send_signal(signal.SIGKILL)  # interrupted after submitting: no cleanup at all
             first.wait(30)
