@@ -38,6 +38,7 @@ from _common import figure  # noqa: E402
 
 os.environ.setdefault("OPENAI_API_KEY", "bench-not-a-real-key")  # the SDK insists on one; loopback only
 
+from app.workbench import Workbench  # noqa: E402
 from core.model import Query, User, UserBundle  # noqa: E402
 from core.plan import Message, PromptPlan, PromptStep  # noqa: E402
 from core.providers.base import CALLS_A_MODEL  # noqa: E402
@@ -48,7 +49,6 @@ from core.run.grid import Grid, expand  # noqa: E402
 from core.settings import Settings  # noqa: E402
 from storage.batch_cells import SqliteCellStore  # noqa: E402
 from storage.db import open_db  # noqa: E402
-from tui.workbench import Workbench  # noqa: E402
 
 EXPORT_TARGET_S = 2.0
 RATIO_TARGET = 1.2

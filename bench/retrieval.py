@@ -102,7 +102,7 @@ def dry_run(method: str) -> float:
         env = os.environ | {"XDG_DATA_HOME": tmp, "XDG_CONFIG_HOME": tmp}
         grid = ["--user", "maya", "--expression", "1", "--context", "normal", "--method", method]
         grid += ["--model", "demo:oracle", "--dry-run"]
-        sample = "from core.settings import Settings; from tui.workbench import Workbench; import sys; "
+        sample = "from core.settings import Settings; from app.workbench import Workbench; import sys; "
         sample += "Workbench.open(Settings(db=sys.argv[1]), sys.argv[1]).close()"  # the sample users
         subprocess.run([sys.executable, "-c", sample, f"{tmp}/a.db"], cwd=REPO, env=env, check=True)
         t0 = time.perf_counter()

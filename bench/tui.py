@@ -275,9 +275,9 @@ class PacedProvider:
 
 
 async def bench_streaming(folder: Path, para: int) -> None:
+    from app.workbench import Workbench
     from core.settings import Settings
     from tui.app import make_app
-    from tui.workbench import Workbench
 
     print(
         f"streaming ({PANES} panes x {TOKENS:,} tokens at {RATE:g} tokens/s, a paragraph every {para} tokens, "
@@ -365,12 +365,12 @@ def big_user(n: int):
 
 
 async def bench_open_user(folder: Path) -> None:
+    from app.workbench import Workbench
     from core.formats.base import ImportResult
     from core.settings import Settings
     from storage.users import save_import
     from tui.app import make_app
     from tui.widgets.timeline import Timeline
-    from tui.workbench import Workbench
 
     print(f"opening a {BIG_USER_SESSIONS:,}-session user (choice made -> timeline shown)")
     wb = Workbench(Settings(db=folder / "big.db"))

@@ -38,9 +38,9 @@ async def shoot(
     tab: str | None = None,
     keys: tuple[str, ...] = (),
 ) -> None:
+    from app.workbench import Workbench
     from core.settings import load_settings
     from tui.app import make_app
-    from tui.workbench import Workbench
 
     settings = load_settings(db=db, demo_tokens_per_s=400)
     workbench = Workbench(settings)

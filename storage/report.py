@@ -22,6 +22,7 @@ from sqlite_utils import Database
 from core.analysis import repeats, report, score_columns
 from core.analysis.heatmap import Heatmap, heatmaps
 from core.analysis.report import JudgmentRow, ReportTable, ResponseRow
+from core.benchmark import ReportSection
 from core.formats.locomo import CATEGORY_NAMES
 from storage.export import RunFilter, model_where, run_where
 
@@ -281,6 +282,53 @@ def pass_table(db: Database, by: Iterable[str] = ("model",), f: RunFilter | None
 def bradley_terry_table(db: Database, f: RunFilter | None = None) -> ReportTable:
     """Win rate and Bradley–Terry coefficient per model from pairwise ``win`` judgments (LLM only)."""
     return report.bradley_terry_table(load_judgments(db, "pairwise", "win", [], f, with_extra=True))
+
+
+def judged(db: Database, f: RunFilter | None = None) -> set[tuple[str, str]]:
+    """The ``(kind, dimension)`` pairs the filtered runs have judgments of. One SQL query."""
+    f = f or RunFilter()
+    args: list = []
+    rw = run_where(f, args)
+    mw = model_where(f, args)
+    sql = f"""
+        SELECT DISTINCT j.kind, j.dimension
+        FROM judgments j
+        JOIN runs r ON r.id = j.run_id
+        LEFT JOIN responses p ON p.id = j.response_id
+        WHERE {rw} AND {mw}"""
+    return {(kind, dim) for kind, dim in db.execute(sql, args)}
+
+
+def applicable_sections(db: Database, f: RunFilter | None = None, flags: Iterable[str] = ()) -> list[ReportSection]:
+    """The registered report sections (:mod:`core.benchmarks`) to print for the filtered runs: each
+    section without a flag whose judge kind (and dimension) has judgments among them, and every
+    section whose flag is in ``flags`` (``report --cupid``), in the registry's section order."""
+    from core.benchmarks import report_sections
+
+    wanted = set(flags)
+    pairs = judged(db, f) if any(s.flag is None for _, s in report_sections()) else set()
+    kinds = {kind for kind, _ in pairs}
+    out = []
+    for _, section in report_sections():
+        if section.flag is not None:
+            if section.flag in wanted:
+                out.append(section)
+        elif (section.judge_kind, section.dimension) in pairs or (
+            section.dimension is None and section.judge_kind in kinds
+        ):
+            out.append(section)
+    return out
+
+
+def section_table(
+    db: Database, section: ReportSection, by: Iterable[str] | None = None, f: RunFilter | None = None
+) -> ReportTable:
+    """A registered report section's table: its target over the judgments of its kind (and
+    dimension), grouped by ``by`` (None: the section's own factors, else ``("model",)``)."""
+    chosen = by if by is not None else section.factors if section.factors is not None else ("model",)
+    factors = factor_names(chosen)
+    rows = load_judgments(db, section.judge_kind, section.dimension, factors, f, with_extra=True)
+    return section.load()(rows, factors)
 
 
 def default_metrics(db: Database, f: RunFilter | None = None) -> list[str]:

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from storage.output_files import replace_atomically
+from app.outputs import replace_atomically
 
 
 def pyplot() -> Any:

@@ -295,6 +295,11 @@ def bradley_terry_table(items: Iterable[JudgmentRow]) -> ReportTable:
     )
 
 
+def bradley_terry_section(items: Iterable[JudgmentRow], factors: Sequence[str]) -> ReportTable:
+    """:func:`bradley_terry_table` as a report section (``core.benchmark.ReportSection``); it has no factors."""
+    return bradley_terry_table(items)
+
+
 def agreement_table(items: Iterable[JudgmentRow], label: str, factors: Sequence[str]) -> ReportTable:
     """Each human annotator against each machine judge (LLM or heuristic) per group of
     ``factors``, on the responses both scored: n, Cohen's kappa (scores as categories) and

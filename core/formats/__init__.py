@@ -13,25 +13,43 @@ from core.formats.base import ImportResult
 from core.formats.errors import FormatError
 from core.formats.field_limits import DEFAULT_MAX_FIELD_CHARS, check_field_sizes
 from core.formats.reading import DEFAULT_MAX_BYTES
-from core.registry import Entry, Registry
+from core.registry import FIRST, LAST, Entry, Registry, merged
 
-#: Most specific first: a generic chat log would also "look like" several others.
-FORMATS: Registry[Entry] = Registry(
-    [
-        Entry("native", "core.formats.native", "prefscope's own bundle: one JSON file per user, or a filler pool"),
-        Entry("longmemeval", "core.formats.longmemeval", "LongMemEval questions, each with its dated haystack"),
-        Entry("prefeval", "core.formats.prefeval", "PrefEval's benchmark_dataset folder, or one file from it"),
-        Entry("cupid", "core.formats.cupid", "CUPID instances (JSON, JSON Lines or a folder)"),
-        Entry("locomo", "core.formats.locomo", "LoCoMo long two-person conversations with QA"),
-        Entry(
-            "personamem",
-            "core.formats.personamem",
-            "PersonaMem questions_<size>.csv with its shared_contexts_<size>.jsonl (or a folder of them)",
-        ),
-        Entry("chatlog", "core.formats.chatlog", "OpenAI-style messages or ShareGPT chat logs (JSON / JSON Lines)"),
-    ]
-)
-FORMAT_ORDER = list(FORMATS)
+#: The generic formats; each benchmark adds its own (:mod:`core.benchmarks`) between them.
+_GENERIC = [
+    Entry(
+        "native", "core.formats.native", "prefscope's own bundle: one JSON file per user, or a filler pool", order=FIRST
+    ),
+    Entry(
+        "chatlog",
+        "core.formats.chatlog",
+        "OpenAI-style messages or ShareGPT chat logs (JSON / JSON Lines)",
+        order=LAST,
+    ),
+]
+
+
+def _gather() -> tuple[list[Entry], dict[str, str]]:
+    from core import benchmarks
+
+    return merged([_GENERIC, *benchmarks.entries("formats")]), {}
+
+
+#: Most specific first: a generic chat log would also "look like" several others. Detection
+#: order: native, the benchmarks' formats (longmemeval, prefeval, cupid, locomo, personamem, then
+#: installed ones), chatlog. Filled on first use.
+FORMATS: Registry[Entry] = Registry.deferred(_gather)
+
+
+def format_order() -> list[str]:
+    """Format names in detection order."""
+    return list(FORMATS)
+
+
+def __getattr__(name: str) -> list[str]:
+    if name == "FORMAT_ORDER":  # computed on use, so importing this package discovers nothing
+        return format_order()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def format_module(name: str) -> ModuleType:
@@ -43,10 +61,10 @@ def format_module(name: str) -> ModuleType:
 
 def detect_format(path: str | Path) -> str:
     path = Path(path)
-    for name in FORMAT_ORDER:
+    for name in format_order():
         if format_module(name).detect(path):
             return name
-    raise FormatError(path.name, f"cannot tell the format; pass --format ({', '.join(FORMAT_ORDER)})")
+    raise FormatError(path.name, f"cannot tell the format; pass --format ({', '.join(format_order())})")
 
 
 def load_path(
@@ -79,4 +97,13 @@ def load_path(
     return result
 
 
-__all__ = ["FORMATS", "FORMAT_ORDER", "FormatError", "ImportResult", "detect_format", "format_module", "load_path"]
+__all__ = [
+    "FORMATS",
+    "FORMAT_ORDER",
+    "FormatError",
+    "ImportResult",
+    "detect_format",
+    "format_module",
+    "format_order",
+    "load_path",
+]

@@ -19,94 +19,72 @@ output, parsed value and ``parse_ok``; see :mod:`core.judges.base`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from core.registry import Entry, Registry
+from core.benchmark import JudgeKind
+from core.registry import FIRST, Registry, merged
 
 if TYPE_CHECKING:
     from core.judges.base import Judge
     from core.settings import Settings
 
 
-@dataclass(frozen=True)
-class JudgeKind(Entry):
-    #: An LLM judge: built with a judge model id (``<kind>:<model id>``).
-    needs_model: bool = True
-    #: Scores one answer (False: pairwise, which compares two and has its own command).
-    per_response: bool = True
+#: The generic judges; each benchmark adds its own (:mod:`core.benchmarks`) after them.
+_GENERIC = [
+    JudgeKind(
+        "demo:heuristic",
+        "core.judges.heuristic:HeuristicJudge",
+        "Offline word-overlap scores for the RealPref dimensions (heuristic, not an LLM).",
+        needs_model=False,
+        order=FIRST,
+    ),
+    JudgeKind(
+        "choice",
+        "core.judges.choice:ChoiceJudge",
+        "MCQ / true-false accuracy from the parsed answer (no model call).",
+        needs_model=False,
+        order=FIRST + 1,
+    ),
+    JudgeKind(
+        "probe-recall",
+        "core.judges.probe_recall:ProbeRecallJudge",
+        "Knowledge probes: share of the gold preference (or its checklist) the answer states (lexical heuristic).",
+        needs_model=False,
+        order=FIRST + 2,
+    ),
+]
 
 
-#: One line per judge: name, class, description. Listed in this order by the TUI and CLI.
-JUDGES: Registry[JudgeKind] = Registry(
-    [
-        JudgeKind(
-            "demo:heuristic",
-            "core.judges.heuristic:HeuristicJudge",
-            "Offline word-overlap scores for the RealPref dimensions (heuristic, not an LLM).",
-            needs_model=False,
-        ),
-        JudgeKind(
-            "choice",
-            "core.judges.choice:ChoiceJudge",
-            "MCQ / true-false accuracy from the parsed answer (no model call).",
-            needs_model=False,
-        ),
-        JudgeKind(
-            "probe-recall",
-            "core.judges.probe_recall:ProbeRecallJudge",
-            "Knowledge probes: share of the gold preference (or its checklist) the answer states (lexical heuristic).",
-            needs_model=False,
-        ),
-        JudgeKind(
-            "locomo",
-            "core.judges.locomo_qa:LocomoJudge",
-            "LoCoMo QA: token F1 per category, as its evaluation code (no model call).",
-            needs_model=False,
-        ),
-        JudgeKind(
-            "rubric",
-            "core.judges.rubric:RubricJudge",
-            "RealPref rubric: awareness, alignment, quality 1–5, one LLM call each (RealPref paper App. B.2).",
-        ),
-        JudgeKind(
-            "checklist",
-            "core.judges.checklist:ChecklistJudge",
-            "CUPID 1–10 preference score with the checklist (CUPID repo response_judger.yaml @a8560ca).",
-        ),
-        JudgeKind(
-            "matching",
-            "core.judges.preference_matching:PreferenceMatchingJudge",
-            "CUPID preference matching of an inferred preference: P/R/F1 (CUPID repo @a8560ca).",
-        ),
-        JudgeKind(
-            "taxonomy",
-            "core.judges.taxonomy:TaxonomyJudge",
-            "PrefEval error type: the official four checks and labels (PrefEval @50795054).",
-        ),
-        JudgeKind(
-            "longmemeval",
-            "core.judges.longmemeval:LongMemEvalJudge",
-            "LongMemEval QA: the official yes/no prompt per question type, abstention apart (LongMemEval @9e0b455).",
-        ),
-        JudgeKind(
-            "personalization",
-            "core.judges.personalization:PersonalizationJudge",
-            "Re-Centering: personalised vs generic response, 1–5 (Re-Centering paper §6).",
-        ),
-        JudgeKind(
-            "pairwise",
-            "core.judges.pairwise:PairwiseJudge",
-            "InterPref pass and win rate of two answers (`prefscope pairwise`).",
-            per_response=False,
-        ),
-    ],
-    aliases={"heuristic": "demo:heuristic"},
-)
+def _gather() -> tuple[list[JudgeKind], dict[str, str]]:
+    from core import benchmarks
+
+    return merged([_GENERIC, *benchmarks.entries("judges")]), {"heuristic": "demo:heuristic"}
+
+
+#: Every judge: the generic ones, then the installed benchmarks' (LoCoMo, RealPref, CUPID, PrefEval,
+#: LongMemEval, Re-Centering, InterPref, installed ones). Listed in this order by the TUI and CLI.
+#: Filled on first use.
+JUDGES: Registry[JudgeKind] = Registry.deferred(_gather)
 HEURISTIC = "demo:heuristic"
-#: judge name -> one-line description (the TUI and CLI list these).
-JUDGE_CHOICES: dict[str, str] = {k.name: k.description for k in JUDGES.values() if k.per_response}
-LLM_KINDS = tuple(k.name for k in JUDGES.values() if k.needs_model)
+
+
+def judge_choices() -> dict[str, str]:
+    """judge name -> one-line description, per-response judges only (the TUI and CLI list these)."""
+    return {k.name: k.description for k in JUDGES.values() if k.per_response}
+
+
+def llm_kinds() -> tuple[str, ...]:
+    """The kinds that need a judge model (``<kind>:<model id>``)."""
+    return tuple(k.name for k in JUDGES.values() if k.needs_model)
+
+
+def __getattr__(name: str) -> Any:
+    # JUDGE_CHOICES and LLM_KINDS are computed on use, so importing this package discovers nothing.
+    if name == "JUDGE_CHOICES":
+        return judge_choices()
+    if name == "LLM_KINDS":
+        return llm_kinds()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class JudgeSpecError(ValueError):
@@ -121,7 +99,7 @@ def parse_judge(text: str, default_model: str | None = None) -> tuple[str, str |
     kind, _, model = text.strip().partition(":")
     entry = JUDGES.find(kind)
     if entry is None or not entry.needs_model:
-        known = ", ".join([HEURISTIC, "choice", *(f"{k}:<model>" for k in LLM_KINDS)])
+        known = ", ".join([HEURISTIC, "choice", *(f"{k}:<model>" for k in llm_kinds())])
         raise JudgeSpecError(f"unknown judge {text!r}; expected one of {known}")
     model = model.strip() or default_model or ""
     if not model or model == HEURISTIC or ":" not in model:
@@ -168,8 +146,11 @@ __all__ = [
     "JUDGES",
     "JUDGE_CHOICES",
     "LLM_KINDS",
+    "JudgeKind",
     "JudgeSpecError",
+    "judge_choices",
     "judges_for",
+    "llm_kinds",
     "make_judge",
     "parse_judge",
 ]

@@ -36,30 +36,24 @@ from types import ModuleType
 
 from core.formats.errors import FormatError
 from core.formats.reading import DEFAULT_MAX_BYTES
-from core.registry import Entry, Registry
+from core.registry import LAST, Entry, Registry, merged
 from core.results.model import ImportedAnswer, ResultsImport
 
-#: Most specific first.
-RESULT_FORMATS: Registry[Entry] = Registry(
-    [
-        Entry(
-            "prefeval",
-            "core.results.prefeval_generation",
-            "PrefEval generation results (benchmark_generation.py output, or the SFT folder's files)",
-        ),
-        Entry(
-            "longmemeval",
-            "core.results.longmemeval_hypotheses",
-            "LongMemEval hypothesis files: {question_id, hypothesis} JSON Lines, against an imported LongMemEval dataset",
-        ),
-        Entry(
-            "personamem",
-            "core.results.personamem_results",
-            "PersonaMem result CSVs (inference_standalone_openai.py output), against an imported PersonaMem dataset",
-        ),
-        Entry("jsonl", "core.results.generic_jsonl", "generic JSON Lines: user, query, model, answer (+ messages …)"),
-    ]
-)
+
+def _gather() -> tuple[list[Entry], dict[str, str]]:
+    from core import benchmarks
+
+    generic = Entry(
+        "jsonl",
+        "core.results.generic_jsonl",
+        "generic JSON Lines: user, query, model, answer (+ messages …)",
+        order=LAST,
+    )
+    return merged([[generic], *benchmarks.entries("result_formats")]), {}
+
+
+#: Most specific first: the benchmarks' formats (:mod:`core.benchmarks`), then generic JSON Lines.
+RESULT_FORMATS: Registry[Entry] = Registry.deferred(_gather)
 
 
 def result_format_names() -> list[str]:

@@ -12,11 +12,11 @@ import textwrap
 import pytest
 from click.testing import CliRunner
 
+from app.workbench import Workbench
 from storage.db import open_db, table_counts
 from storage.output_files import OutputRefused
 from tests.storage.export_fixtures import Writer, db_with_tiny, judgment
 from tui.cli import main
-from tui.workbench import Workbench
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from app.workbench import Workbench
 from core.analysis import diagnosis as dx
 from core.analysis.diagnosis_funnel import funnel_table
 from core.providers.base import ModelSpec
@@ -19,7 +20,6 @@ from storage.export import RunFilter, answer_run_ids
 from storage.migrations import applied, discover, migrate
 from storage.runs import load_run, probe_run_ids
 from storage.users import delete_user
-from tui.workbench import Workbench
 
 MODELS = ("demo:generic", "demo:oracle")
 NOTE = "applied without the evidence in context: a guess, prior knowledge or a given preference"

@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 from textual.command import Command, CommandInput, CommandList, CommandPalette
 
+from app.workbench import Workbench
 from core.settings import Settings
 from tests.conftest import REPO
 from tests.servers.fixtures import openai_server  # noqa: F401
 from tests.waiting import await_until
 from tui.app import make_app
 from tui.widgets.estimate_line import EstimateLine
-from tui.workbench import Workbench
 
 DEMO = ["demo:generic", "demo:retrieval", "demo:oracle"]
 

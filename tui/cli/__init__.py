@@ -36,6 +36,7 @@ COMMANDS: dict[str, str] = {
     "annotate": "tui.cli.annotate:annotate",
     "agreement": "tui.cli.agreement:agreement",
     "audit-judge": "tui.cli.audit_judge:audit_judge",
+    "benchmarks": "tui.cli.benchmarks:benchmarks",
 }
 
 
@@ -103,6 +104,7 @@ HELP = {
     "annotate": "Label answers blind as a named annotator (queues), or import labels from a CSV.",
     "agreement": "Agreement of annotators and judges per dimension: kappa, weighted kappa, alpha, confusion.",
     "audit-judge": "Is this judge biased? Position flips, length bias, self-preference, test-retest.",
+    "benchmarks": "List the installed benchmarks: formats, methods, judges, report sections, profile.",
 }
 
 
@@ -190,6 +192,7 @@ EXAMPLES: dict[str, tuple[str, str]] = {
         "prefscope audit-judge demo:heuristic --batch fig5",
         "prefscope audit-judge openai:gpt-4o-mini --batch fig5 --no-pairs",
     ),
+    "benchmarks": ("prefscope benchmarks", "prefscope benchmarks locomo --json"),
 }
 
 

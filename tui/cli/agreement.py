@@ -88,7 +88,7 @@ def confusion_table(p) -> Table:
 
 
 def write_csv(dims, path, protect, force) -> int:
-    from storage.output_files import replace_atomically
+    from app.outputs import replace_atomically
 
     n = 0
     with replace_atomically(path, protect=protect, force=force) as fh:
@@ -161,17 +161,15 @@ def agreement(
     """Agreement between every two raters (annotators and judges) per dimension: exact and ±1
     agreement, Cohen's κ (linear / quadratic weighted for ordinal scales), Spearman, Kendall, the
     confusion matrix and base rates, and Krippendorff's α over all raters."""
-    from storage import agreement as stored
+    from app.labels import AnnotationError
     from tui.cli.common import resolve_filter
 
     wb = _workbench(ctx, [csv_path], force)
     f = resolve_filter(wb, _run_filter(run_ids, users, models, methods, contexts, labels, since))
     f = replace(f, probes=False)
-    from storage.annotation_queues import AnnotationError
-
-    with _reading(wb) as db:
+    with _reading(wb):
         try:
-            dims = stored.agreement(db, f, queue=queue)
+            dims = wb.agreement(f=f, queue=queue)
         except AnnotationError as exc:
             raise click.ClickException(str(exc)) from None
     if dimensions:
@@ -180,7 +178,7 @@ def agreement(
         console.print("nothing rated by two raters here; label a queue first: prefscope annotate QUEUE --batch B")
         return
     if png_dir:  # every output refused before anything is written
-        from storage.output_files import OutputRefused, check_target
+        from app.outputs import OutputRefused, check_target
 
         try:
             png_dir.mkdir(parents=True, exist_ok=True)
@@ -202,7 +200,7 @@ def agreement(
         n = write_csv(dims, csv_path, [wb.db_path], force)
         console.print(Text(f"{n} rows → {csv_path}"))
     if png_dir:
-        from storage.output_files import OutputRefused
+        from app.outputs import OutputRefused
 
         try:
             for path in write_confusion_pngs(dims, png_dir, [wb.db_path], force):

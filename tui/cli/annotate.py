@@ -1,8 +1,8 @@
 """`prefscope annotate`: build an annotation queue, label it blind in the workbench, see who has
 done what, or bring in labels made elsewhere (`--import FILE.csv`).
 
-The queue and its labels are :mod:`storage.annotation_queues` / :mod:`storage.annotation_labels`;
-the labelling screen is ``tui.screens.annotate``.
+The queue and its labels are :mod:`app.annotation`'s (``storage.annotation_queues`` /
+``storage.annotation_labels``); the labelling screen is ``tui.screens.annotate``.
 """
 
 from __future__ import annotations
@@ -66,27 +66,26 @@ def annotate(
     """Label answers blind, as one of several named annotators. A new QUEUE is built from the filter
     (--batch, --run, --where, --disagree, --sample), shuffled, and opened in the workbench; an
     existing one resumes where the annotator stopped. Without QUEUE: the queues that exist."""
-    from storage.annotation_labels import check_annotator, import_labels
-    from storage.annotation_queues import AnnotationError, QueueSpec, create_queue, list_queues, progress, queue
+    from app.labels import AnnotationError, QueueSpec, check_annotator
 
     wb = open_workbench(obj, sample_data=False)
     if import_path is not None:
         if wb.settings.max_import_mb and import_path.stat().st_size > wb.settings.max_import_mb * 1024 * 1024:
             fail(f"{import_path}: larger than max_import_mb = {wb.settings.max_import_mb} MB")
         try:
-            done = import_labels(wb.db, import_path)
+            done = wb.import_labels(import_path)
         except ValueError as exc:
             fail(str(exc))
         console.print(safe_text(f"imported {done.stored} labels by {', '.join(done.annotators)} from {import_path}"))
         return
     if not queue_name:
-        _list(list_queues(wb.db), wb.db, progress)
+        _list(wb.annotation_queues(), wb)
         return
     building = bool(batches or run_ids or where or disagree)
     try:
-        exists = any(q.name == queue_name for q in list_queues(wb.db))
+        exists = any(q.name == queue_name for q in wb.annotation_queues())
         if exists and building:
-            fail(f"queue {queue_name!r} exists already; it was built from {queue(wb.db, queue_name).spec}")
+            fail(f"queue {queue_name!r} exists already; it was built from {wb.annotation_queue(queue_name).spec}")
         if not exists:
             if not building:
                 fail(f"no annotation queue {queue_name!r}; build it with --batch B (or --run, --where, --disagree)")
@@ -102,10 +101,10 @@ def annotate(
                 seed=seed,
                 blind=not not_blind,
             )
-            q = create_queue(wb.db, queue_name, spec)
+            q = wb.create_annotation_queue(queue_name, spec)
             console.print(safe_text(f"queue {q.name}: {q.size} {q.kind} items, {'blind' if q.blind else 'not blind'}"))
         if status:
-            _list([queue(wb.db, queue_name)], wb.db, progress)
+            _list([wb.annotation_queue(queue_name)], wb)
             return
         if no_open:
             return
@@ -119,7 +118,7 @@ def annotate(
 
     open_annotate(obj, queue_name, who)
     wb = open_workbench(obj, sample_data=False)  # where the session left the queue
-    _list([queue(wb.db, queue_name)], wb.db, progress)
+    _list([wb.annotation_queue(queue_name)], wb)
     wb.close()
 
 
@@ -129,13 +128,13 @@ def _run_id(wb, given: str) -> str:
     return run_id_of(wb, given)
 
 
-def _list(queues, db, progress) -> None:
+def _list(queues, wb) -> None:
     if not queues:
         console.print("no annotation queues yet; build one with `prefscope annotate NAME --batch B`")
         return
     t = Table("queue", "kind", "items", "blind", "annotator", "labelled", "skipped", "left")
     for q in queues:
-        done = progress(db, q.name) or {"—": (0, 0)}
+        done = wb.queue_progress(q.name) or {"—": (0, 0)}
         for who, (labelled, skipped) in done.items():
             left = "" if who == "—" else str(q.size - labelled - skipped)
             t.add_row(

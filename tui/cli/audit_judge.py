@@ -73,8 +73,6 @@ def audit_judge(
     """Position flips, length bias, self-preference and test–retest of JUDGE (a judge model id such
     as openai:gpt-4o-mini, or demo:heuristic) on the answers of the selected runs (--batch B …)."""
     from core.analysis.judge_audit import family_of
-    from storage import judge_audit as stored
-    from storage.report import retest_table
 
     model = judge_model_of(judge)
     name = model or "demo:heuristic"
@@ -87,39 +85,38 @@ def audit_judge(
     console.print(safe_text(f"audit of {name}", "bold"))
 
     _position(wb, f, model, name, pairs, max_pairs)
-    dims = list(metrics) or stored.judged_dimensions(wb.db, f, name)
+    dims = list(metrics) or wb.judged_dimensions(f, name)
     if not dims:
         console.print(
             safe_text(f"length, self-preference: {name} scored no answer here (prefscope judge --judge …)", "dim")
         )
     for metric in dims:
         kind, _, dimension = metric.partition(":")
-        rows = stored.scored_answers(wb.db, f, name, kind, dimension)
+        rows = wb.scored_answers(f, name, kind, dimension)
         _length(metric, rows)
         _self_preference(metric, family_of(name), rows)
-        _retest(metric, name, retest_table(wb.db, metric, f))
+        _retest(metric, name, wb.retest_table(metric, f))
     console.print(Text(LC_NOTE, style="dim"))
     wb.close()
 
 
 def _position(wb, f, model: str | None, name: str, judge_now: bool, max_pairs: int) -> None:
     from core.analysis.judge_audit import position_audit
-    from storage import judge_audit as stored
 
-    candidates = stored.same_prompt_pairs(wb.db, f)[:max_pairs]
+    candidates = wb.same_prompt_pairs(f)[:max_pairs]
     if not candidates:
         console.print(
             Text("position: no two answers to the same prompt here (a batch with two models has them)", style="dim")
         )
         return
-    judged, _ = stored.stored_pair_orders(wb.db, f, name)
+    judged, _ = wb.stored_pair_orders(f, name)
     todo = [p for p in candidates if None in judged.get(p.key, [None, None])]
     if todo and judge_now:
         failed = _judge_pairs(wb, model, todo)
         console.print(
             safe_text(f"position: judged {len(todo)} pairs in both orders ({failed} judgments failed)", "dim")
         )
-    judged, human = stored.stored_pair_orders(wb.db, f, name)
+    judged, human = wb.stored_pair_orders(f, name)
     keys = [p.key for p in candidates if p.key in judged]
     if not keys:
         console.print(Text("position: no pair judged yet (run without --no-pairs)", style="dim"))
@@ -148,19 +145,11 @@ def _position(wb, f, model: str | None, name: str, judge_now: bool, max_pairs: i
 def _judge_pairs(wb, model: str | None, todo) -> int:
     """Judge each pair in both orders and store the verdicts under answer 1's run; failures counted."""
     from core.judges.preference_pair import PreferencePairJudge
-    from storage.analyses import save_judgments
-    from storage.annotation_queues import query_and_preference
 
     judge = PreferencePairJudge(model)
     complete = wb.complete()
-    texts = {
-        rid: text
-        for p in todo
-        for rid, text in wb.db.execute(
-            "SELECT id, text FROM responses WHERE id IN (?, ?)", [p.response_1, p.response_2]
-        )
-    }
-    asks = {p.run_id: query_and_preference(wb.db, p.run_id) for p in todo}
+    texts = wb.response_texts([r for p in todo for r in (p.response_1, p.response_2)])
+    asks = {p.run_id: wb.query_and_preference(p.run_id) for p in todo}
     gate = asyncio.Semaphore(8)
 
     async def one(p):
@@ -175,7 +164,7 @@ def _judge_pairs(wb, model: str | None, todo) -> int:
     for p, judgments in zip(todo, asyncio.run(all_pairs())):
         items = [(p.response_1, replace(j, extra={**j.extra, "other_response": p.response_2})) for j in judgments]
         failed += sum(1 for _, j in items if not j.parse_ok)
-        save_judgments(wb.db, p.run_id, items)
+        wb.save_judgments(p.run_id, items)
     return failed
 
 

@@ -224,7 +224,7 @@ def batch(
     from rich.console import Console
     from rich.text import Text
 
-    from tui.cli.batch_session import BatchSetupError, open_batch
+    from app.batch import BatchSetupError, open_batch
     from tui.cli.batch_view import estimate_table, progress_view, summary_line, summary_table
     from tui.cli.run import check_models
 
@@ -291,7 +291,7 @@ def batch(
             asyncio.run(stoppable(session.run, session.stop))
         progress = session.finish()  # every write waited for: the summary says what is stored
         console.print(summary_line(session.name, progress))
-        console.print(summary_table(session.workbench.db, session.name, console.width))
+        console.print(summary_table(session.workbench, session.name, console.width))
         if progress.elsewhere:
             console.print(f"{progress.elsewhere} cells were taken by another process running this batch")
         if progress.unstored:

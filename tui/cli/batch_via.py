@@ -14,9 +14,9 @@ import click
 from rich.console import Console
 from rich.text import Text
 
+from app.batch import BatchSession, BatchSetupError
 from core.providers.batch_api import Via
 from core.run.provider_batch import JobProgress, PollPolicy
-from tui.cli.batch_session import BatchSession, BatchSetupError
 from tui.cli.common import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_PARTIAL, stoppable
 from tui.safe_text import safe_text
 
@@ -31,8 +31,8 @@ def run_via(
     cancel: bool,
     poll_max_s: float,
 ) -> None:
+    from app.provider_batch import provider_batch
     from tui.cli.batch_view import summary_line, summary_table
-    from tui.cli.provider_batch_session import provider_batch
 
     last: dict[str, str] = {}
 
@@ -63,7 +63,7 @@ def run_via(
             console.print(safe_text(f"submitted {via} job {job_id}"))
     progress = session.finish()
     console.print(summary_line(session.name, progress))
-    console.print(summary_table(session.workbench.db, session.name, console.width))
+    console.print(summary_table(session.workbench, session.name, console.width))
     for err in progress.errors[:5]:
         console.print(Text.assemble(("  error ", "red"), safe_text(err)))
     left = runner.job_store.open_jobs(session.name)

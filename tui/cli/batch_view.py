@@ -107,13 +107,11 @@ def summary_line(name: str, p: BatchProgress) -> str:
     )
 
 
-def summary_table(db, name: str, fit: int | None = None) -> Group:
+def summary_table(workbench, name: str, fit: int | None = None) -> Group:
     """Per model, from the stored rows of every run of the batch (earlier sessions included):
     answers, ok / failed, the mean of the default metrics, tokens, cost — `prefscope report
     --batch NAME --summary` prints the same table."""
-    from storage.export import RunFilter
-    from storage.report import summary_table as stored_summary
     from tui.cli.report_view import rich_table
 
-    t = stored_summary(db, RunFilter(labels=[name]))
+    t = workbench.batch_summary(name)
     return Group(rich_table(t, fit), *(safe_text(f"note: {n}", style="dim") for n in t.notes))

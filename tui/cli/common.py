@@ -37,16 +37,14 @@ def exit_for_failures(what: str, errors: list[str], total: int) -> None:
 
 def run_id_of(wb, given: str) -> str:
     """The full run id for a full id or a unique prefix (one red line otherwise)."""
-    from storage.ids import resolve_run_id
-
     try:
-        return resolve_run_id(wb.db, given)
+        return wb.resolve_run_id(given)
     except LookupError as exc:
         fail(terminal_safe(str(exc)))
 
 
 def resolve_filter(wb, f):
-    """A ``storage.export.RunFilter`` with its run and user ids resolved to full ids (unknown or
+    """A ``app.reports.RunFilter`` with its run and user ids resolved to full ids (unknown or
     ambiguous: one red line), so `export`/`report` never answer an empty table for a typo."""
     from dataclasses import replace
 
@@ -55,17 +53,15 @@ def resolve_filter(wb, f):
 
 def user_of(wb, given: str):
     """The stored user's bundle for a full id or a unique prefix (one red line otherwise)."""
-    from storage.ids import resolve_user_id
-
     try:
-        return wb.user(resolve_user_id(wb.db, given))
+        return wb.user(wb.resolve_user_id(given))
     except LookupError as exc:
         fail(terminal_safe(str(exc)))
 
 
 def query_of(bundle, given: str):
     """The user's query for a full id or a unique prefix (one red line otherwise)."""
-    from storage.ids import resolve_query_id
+    from app.data import resolve_query_id
 
     try:
         return bundle.query(resolve_query_id(bundle.user.id, [q.id for q in bundle.queries], given))
@@ -110,9 +106,8 @@ def open_workbench(
     import sqlite3
     from pathlib import Path
 
-    from storage.db import DatabaseRefused
-    from storage.migrations import MigrationError
-    from tui.workbench import Workbench
+    from app.errors import DatabaseRefused, MigrationError
+    from app.workbench import Workbench
 
     settings = settings_of(obj)
     command = _command_name()

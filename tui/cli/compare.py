@@ -2,7 +2,7 @@
 
 A and B are run ids, batch names, or two values of one factor (``method=zero-shot
 method=reminder``, with ``--batch NAME`` to stay inside one batch). The statistics are
-:mod:`core.analysis.paired`'s; the pairing is :mod:`storage.compare`'s.
+:mod:`core.analysis.paired`'s; the pairing is :mod:`storage.compare`'s (through :mod:`app.analyses`).
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ def result_json(result) -> str:
 
 def write_pairs_csv(result, path, protect, force) -> None:
     """Every pair: key factors, a, b, diff, the two run and response ids."""
-    from storage.output_files import replace_atomically
+    from app.outputs import replace_atomically
 
     with replace_atomically(path, protect=protect, force=force) as fh:
         w = csv.writer(fh)
@@ -110,13 +110,12 @@ def write_pairs_csv(result, path, protect, force) -> None:
 def compare(ctx, a, b, batch, metric, judge, limit, as_json, csv_path, open_tui, force) -> None:
     """Paired comparison of B against A: mean difference with a paired bootstrap CI, McNemar (binary
     scores) or Wilcoxon signed-rank (ordinal), effect size, and the items that regressed / improved."""
-    from storage.compare import paired_comparison, side_for
-    from storage.report import ReportError
+    from app.reports import ReportError
 
     wb = _workbench(ctx, [csv_path], force)
-    with _reading(wb) as db:
+    with _reading(wb):
         try:
-            result = paired_comparison(db, side_for(db, a, batch), side_for(db, b, batch), metric, judge)
+            result = wb.paired_comparison(a, b, batch, metric, judge)
         except ReportError as exc:
             raise click.ClickException(str(exc)) from None
     if as_json:

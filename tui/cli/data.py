@@ -1,6 +1,6 @@
 """Data commands: import, users, show, schema, paths.
 
-Thin views over ``core.formats`` and ``storage``: they parse options, call one function, print.
+Thin views over ``core.formats`` and the workbench (``app``): they parse options, call one function, print.
 """
 
 from __future__ import annotations
@@ -91,12 +91,12 @@ def import_cmd(
         fail(str(exc))
         return
 
-    from storage.users import DuplicateInImport, MergeConflict, save_import
+    from app.errors import DuplicateInImport, MergeConflict
 
     wb = _open(ctx)
     db_path = wb.db_path
     try:
-        summary = save_import(wb.db, result)
+        summary = wb.save_import(result)
     except (DuplicateInImport, MergeConflict, sqlite3.DatabaseError) as exc:
         fail(f"{path.name}: {exc} (the database is unchanged)")
         return
@@ -154,12 +154,10 @@ def users(ctx: click.Context, as_json: bool) -> None:
     """List imported users (and filler pools). Commands take a user id in full or any unique prefix."""
     from dataclasses import asdict
 
-    from storage.fillers import list_filler_pools
-
     wb = _open(ctx, must_exist=True)
     try:
         rows = wb.users()
-        pools = list_filler_pools(wb.db)
+        pools = wb.filler_pool_rows()
     finally:
         wb.close()
     if as_json:
@@ -234,11 +232,9 @@ def show(
     full: bool,
 ) -> None:
     """Print a user's session timeline with the chosen query's gold evidence starred (★)."""
-    from storage.ids import resolve_user_id
-
     wb = _open(ctx, must_exist=True)
     try:
-        bundle = wb.user(resolve_user_id(wb.db, user_id))  # a full id or a unique prefix
+        bundle = wb.user(wb.resolve_user_id(user_id))  # a full id or a unique prefix
     except LookupError as exc:  # unknown or ambiguous
         fail(terminal_safe(str(exc)))
         return

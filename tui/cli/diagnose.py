@@ -25,7 +25,7 @@ def diagnose(obj, run_ids, labels, probe, steps, as_json) -> None:
 
     from rich.console import Console
 
-    from storage.export import RunFilter, answer_run_ids
+    from app.reports import RunFilter
     from tui.cli.diagnosis_view import answer_line
     from tui.diagnosis_style import label_text
     from tui.safe_text import safe_text
@@ -36,7 +36,7 @@ def diagnose(obj, run_ids, labels, probe, steps, as_json) -> None:
     try:
         ids = [run_id_of(workbench, r) for r in run_ids]
         if labels:
-            ids += answer_run_ids(workbench.db, RunFilter(labels=list(labels)))
+            ids += workbench.answer_run_ids(RunFilter(labels=list(labels)))
             if not ids:
                 fail(f"no runs in batch {', '.join(labels)} (see `prefscope runs`)")
         if probe:
@@ -85,9 +85,8 @@ def _probe_missing(workbench, run_ids: list[str], run) -> None:
 
     from core.history.configs import ContextError
     from core.text.terminal_safe import terminal_safe
-    from storage.runs import probe_run_ids
 
-    have = probe_run_ids(workbench.db, run_ids)
+    have = workbench.probe_run_ids(run_ids)
     for run_id in run_ids:
         if have[run_id]:
             continue

@@ -18,11 +18,10 @@ def embed_users(wb, user_ids: list[str], console: Console) -> int:
     the exit code: 0, or 130 on Ctrl+C (what finished is cached)."""
     from core.history.retrieval import Embedder, RetrievalError
     from core.methods.embed_ahead import embed_ahead
-    from storage.embeddings import SqliteEmbeddingCache
 
     pools = wb.filler_pools()
     try:
-        embedder = Embedder.configured(wb.settings, SqliteEmbeddingCache(wb.db))
+        embedder = Embedder.configured(wb.settings, wb.embedding_cache())
     except RetrievalError as exc:
         fail(terminal_safe(str(exc)))
     if embedder.engine.fallback_note:
@@ -58,11 +57,9 @@ def embed_users(wb, user_ids: list[str], console: Console) -> int:
 @click.pass_context
 def embed(ctx: click.Context, user_ids: tuple[str, ...]) -> None:
     """Embed users' histories now (all users when none is named), so RAG runs start warm."""
-    from storage.users import user_ids as stored_ids
-
     wb = open_workbench(ctx.obj)
     try:
-        ids = [user_of(wb, u).user.id for u in user_ids] or stored_ids(wb.db)
+        ids = [user_of(wb, u).user.id for u in user_ids] or wb.user_ids()
         code = embed_users(wb, ids, Console(stderr=False, highlight=False, soft_wrap=True))
     finally:
         wb.close()

@@ -16,7 +16,7 @@ from tui.cli.common import fail
 def database_failure(ctx: click.Context, exc: sqlite3.DatabaseError) -> NoReturn:
     """A query failed mid-command: SQLITE_CORRUPT / NOTADB (the file is damaged further in than the
     open checks read), or another SQLite error (locked past the timeout, disk full, I/O)."""
-    from storage.db import DatabaseRefused, is_corruption, refusal_message
+    from app.errors import DatabaseRefused, is_corruption, refusal_message
 
     if isinstance(exc, DatabaseRefused):  # its message names the file and what to do
         fail(str(exc))
@@ -31,13 +31,13 @@ def database_failure(ctx: click.Context, exc: sqlite3.DatabaseError) -> NoReturn
 
 def known_failure(ctx: click.Context, exc: Exception) -> None:
     """One red line for the errors whose message already says what to do; return for any other."""
+    from app.errors import CorruptHistory
     from core.providers import UnknownProvider
-    from storage.rows import CorruptHistory
 
     if isinstance(exc, UnknownProvider):
         fail(terminal_safe(str(exc)))
     if isinstance(exc, CorruptHistory):
-        from storage.db import damaged_message
+        from app.errors import damaged_message
 
         fail(damaged_message(_db_path(ctx), exc))
 
@@ -58,7 +58,7 @@ def exit_quietly_on_damage(app) -> None:
     """Make the Textual ``app`` stop without its traceback screen when a query meets a damaged page,
     keeping the error in ``app.damaged`` for :func:`report_damage` after ``app.run()`` returns.
     (Textual routes every unhandled exception, workers' included, through ``_handle_exception``.)"""
-    from storage.db import is_corruption
+    from app.errors import is_corruption
 
     app.damaged = None
     handle = app._handle_exception
@@ -75,7 +75,7 @@ def exit_quietly_on_damage(app) -> None:
 
 def report_damage(app, db_path: Path) -> None:
     """After ``app.run()``: one red line and exit 1 if the app stopped on a damaged database."""
-    from storage.db import refusal_message
+    from app.errors import refusal_message
 
     if getattr(app, "damaged", None) is not None:
         fail(refusal_message(db_path, app.damaged))

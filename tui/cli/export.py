@@ -244,17 +244,13 @@ def report(
     from storage.report import (
         ReportError,
         agreement_table,
-        bradley_terry_table,
-        cupid_generation_table,
+        applicable_sections,
         default_metrics,
         has_repeats,
-        locomo_table,
-        longmemeval_table,
-        matching_table,
-        pass_table,
         repeats_table,
         retest_table,
         score_table,
+        section_table,
         summary_table,
     )
     from tui.cli.report_view import bar_chart, rich_table, tables_json, write_csv, write_png
@@ -286,17 +282,16 @@ def report(
                     tables.append(repeats_table(db, m, factors, f))
                 if judge_retest:
                     tables.append(retest_table(db, m, f))
-            lme = longmemeval_table(db, factors, f) if not summary else None
-            if lme is not None and lme.rows:  # only where longmemeval judgments exist
-                tables.append(lme)
-            loc = locomo_table(db, factors, f) if not summary else None
-            if loc is not None and loc.rows:  # only where metric:locomo judgments exist
-                tables.append(loc)
-            if cupid:
-                cupid_factors = [b for b in cupid_by.split(",") if b.strip()]
-                tables += [matching_table(db, cupid_factors, f), cupid_generation_table(db, cupid_factors, f)]
-            if interpref:
-                tables += [pass_table(db, factors, f), bradley_terry_table(db, f)]
+            # The benchmarks' registered sections (core.benchmarks): each one whose judgments the
+            # runs have, when it has rows (LongMemEval, LoCoMo, installed benchmarks'), and the
+            # ones asked for by flag, always (--cupid by --cupid-by, --interpref by --by).
+            flag_by = {"cupid": [b for b in cupid_by.split(",") if b.strip()]}
+            flags = [name for name, on in (("cupid", cupid), ("interpref", interpref)) if on]
+            for section in () if summary else applicable_sections(db, f, flags):
+                by_ = flag_by.get(section.flag or "", factors if section.factors is None else section.factors)
+                table = section_table(db, section, by_, f)
+                if table.rows or section.flag is not None:
+                    tables.append(table)
         except ReportError as exc:
             raise click.ClickException(str(exc)) from None
     from tui.safe_text import safe_text

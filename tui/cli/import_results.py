@@ -28,7 +28,6 @@ def import_results(obj, path: Path, format_: str | None, max_mb: int | None) -> 
     """
     from core.formats import FormatError
     from core.results import load_results
-    from storage.imported_runs import save_imported
 
     settings = settings_of(obj)
     max_bytes = (max_mb or settings.max_import_mb) * 1024 * 1024
@@ -38,7 +37,7 @@ def import_results(obj, path: Path, format_: str | None, max_mb: int | None) -> 
         fail(str(exc))
     wb = open_workbench(obj, sample_data=False)
     try:
-        summary = save_imported(wb.db, result)
+        summary = wb.save_imported(result)
     except FormatError as exc:
         fail(str(exc))
     except sqlite3.DatabaseError as exc:

@@ -28,6 +28,25 @@ def _score(value: float | None) -> str:
 # -- judge ----------------------------------------------------------------------------------------
 
 
+def _model_kinds() -> list[str]:
+    """The registry's per-response LLM judge kinds (``<kind>:<provider>:<model>``)."""
+    from core.judges import JUDGES
+
+    return [k.name for k in JUDGES.values() if k.needs_model and k.per_response]
+
+
+def _judge_help() -> str:
+    """--judge's help, from the judge registry (every installed benchmark's judges included)."""
+    from core.judges import JUDGES
+
+    free = [k.name for k in JUDGES.values() if not k.needs_model and k.per_response]
+    return (
+        f"{' | '.join(free)} (no model call) | <kind>:<provider>:<model> with <kind> one of "
+        f"{', '.join(_model_kinds())} (repeatable; default: the configured judge). "
+        "`prefscope benchmarks` describes each."
+    )
+
+
 @click.command()
 @click.argument("run_ids", nargs=-1)
 @click.option(
@@ -36,15 +55,10 @@ def _score(value: float | None) -> str:
     multiple=True,
     help="Also judge every run with this label: a batch name, or imported:<file>; * matches any text (repeatable).",
 )
-@click.option(
-    "--judge",
-    "judges",
-    multiple=True,
-    help="demo:heuristic | choice | <kind>:<provider>:<model> (repeatable; default: the configured judge).",
-)
+@click.option("--judge", "judges", multiple=True, help=_judge_help())
 @click.option(
     "--kind",
-    type=click.Choice(["rubric", "checklist", "matching", "taxonomy", "personalization"]),
+    type=click.Choice(_model_kinds()),
     help="With --judge MODEL_ID: shorthand for --judge KIND:MODEL_ID.",
 )
 @click.option(

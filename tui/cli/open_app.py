@@ -64,7 +64,7 @@ def annotate_app(obj: dict, queue: str, annotator: str | None):
     ``esc`` there quits. ``annotator`` None: the config's ``annotator``, else the screen asks for a
     name. Raises ``storage.annotation_queues.AnnotationError`` for an unknown queue or an unusable
     name, before anything opens."""
-    from storage.annotation_labels import check_annotator
+    from app.labels import check_annotator
     from tui.app import PrefscopeApp
     from tui.screens.annotate import AnnotateScreen
 
@@ -88,7 +88,7 @@ def annotate_app(obj: dict, queue: str, annotator: str | None):
 def open_annotate(obj: dict, queue: str, annotator: str | None) -> None:
     """`prefscope annotate QUEUE`: label the queue's items in the workbench (one red line for an
     unknown queue or annotator name)."""
-    from storage.annotation_queues import AnnotationError
+    from app.labels import AnnotationError
     from tui.cli.common import fail
 
     try:

@@ -30,7 +30,6 @@ def pairwise(obj, run_a, run_b, judge_model):
     from rich.table import Table
 
     from core.judges.pairwise import PairInput, PairwiseJudge
-    from storage.analyses import save_judgments
     from tui.cli.run import check_models
 
     wb = open_workbench(obj, sample_data=False)
@@ -77,7 +76,7 @@ def pairwise(obj, run_a, run_b, judge_model):
         items += [(answers_a[model].id, _with_pair(j, run_b, model)) for j in judgments]
     for (x, _), judgments in zip(pairs, wins):
         items += [(answers_a[x].id, _with_pair(j, run_b, x)) for j in judgments]
-    save_judgments(wb.db, run_a, items)
+    wb.save_judgments(run_a, items)
 
     table = Table("model", "orders right", "pass", "note")
     for model, judgments in zip(models, passes):

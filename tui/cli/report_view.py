@@ -13,8 +13,8 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
+from app.outputs import replace_atomically
 from core.analysis.report import ReportTable
-from storage.output_files import replace_atomically
 from tui.png_figures import pyplot, save_png
 from tui.safe_text import safe_text
 

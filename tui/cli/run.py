@@ -142,7 +142,6 @@ def runs(obj, user, limit, as_json):
     from rich.console import Console
     from rich.table import Table
 
-    from storage.ids import all_run_ids, short_run_ids
     from tui.safe_text import safe_text
 
     workbench = open_workbench(obj, sample_data=False)
@@ -155,7 +154,7 @@ def runs(obj, user, limit, as_json):
         return
     out = Console(highlight=False)  # the terminal's width now (COLUMNS included)
     short = out.width < FULL_ID_WIDTH
-    shown = short_run_ids(all_run_ids(workbench.db), [r.id for r in rows]) if short else {}
+    shown = workbench.short_run_ids([r.id for r in rows]) if short else {}
     table = Table("run", "created", "user", "query", "E", "context", "method", "models", "status")
     for column in table.columns[:2]:
         column.no_wrap = True  # an id is useful only whole

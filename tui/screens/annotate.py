@@ -33,8 +33,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 
-from storage.annotation_labels import ANSWER_DIMENSIONS, Label, check_annotator
-from storage.annotation_queues import AnnotationError, Item, Queue, Revealed
+from app.labels import ANSWER_DIMENSIONS, AnnotationError, Item, Label, Queue, Revealed, check_annotator
 from tui.safe_text import safe_text
 from tui.widgets.worker_errors import store_or_notify
 

@@ -23,7 +23,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from storage.results_grid import GridRow
+from app.records import GridRow
 from tui.safe_text import safe_text
 from tui.widgets.response_pane import cost_text
 from tui.widgets.results_grid_rows import Column, score_text

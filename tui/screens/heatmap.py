@@ -126,7 +126,7 @@ class HeatmapScreen(Screen[None]):
         )
 
     async def _read(self, first: bool, new_metric: bool) -> None:
-        from storage.report import ReportError
+        from app.reports import ReportError
 
         wb = self.workbench
         try:

@@ -20,8 +20,8 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from app.records import GridRow
 from core.model import split_turn_ref
-from storage.results_grid import GridRow
 from tui.safe_text import safe_text
 from tui.widgets.results_grid_rows import Column
 

@@ -75,11 +75,10 @@ class EmbedAhead(Static):
     def _embed(self, user_id: str, bundle, pools) -> tuple[str, bool]:
         from core.history.retrieval import Embedder
         from core.methods.embed_ahead import embed_ahead
-        from storage.embeddings import SqliteEmbeddingCache
 
         worker = get_current_worker()
         with self.workbench.connection() as db:
-            embedder = Embedder.configured(self.workbench.settings, SqliteEmbeddingCache(db), threads=1)
+            embedder = Embedder.configured(self.workbench.settings, self.workbench.embedding_cache(db), threads=1)
             embedder.batch_size = BATCH
             if not embedder.ready():  # exporting the graph or importing torch: leave it to a run
                 return user_id, False

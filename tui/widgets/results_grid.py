@@ -20,8 +20,8 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import DataTable
 
+from app.records import GridData, GridRow
 from core.text.terminal_safe import terminal_safe
-from storage.results_grid import GridData, GridRow
 from tui.safe_text import safe_text
 from tui.widgets.results_grid_rows import (
     GROUPINGS,

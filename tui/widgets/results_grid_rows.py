@@ -23,7 +23,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from storage.results_grid import GridRow, ScoreColumn
+from app.records import GridRow, ScoreColumn
 
 Value = str | float | None
 

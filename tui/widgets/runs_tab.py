@@ -100,8 +100,8 @@ class RunsView(Vertical):
     def listed(self) -> tuple[list[str], list[str]]:
         """The runs and answers the grid lists (filter applied), in row order, without
         knowledge-probe runs (they are diagnosed with the run they probe)."""
+        from app.records import GridRow
         from core.run.probes import LABEL_PREFIX
-        from storage.results_grid import GridRow
 
         probe = LABEL_PREFIX.rstrip(":")
         rows = [
@@ -163,7 +163,7 @@ class RunsView(Vertical):
     def load_stored(self, run_id: str):
         """The stored run (``storage.runs.StoredRun``) to re-open, or None (the operator is told
         why) when it is unknown or its user or query is no longer in the database."""
-        from storage.runs import UnknownRun
+        from app.records import UnknownRun
 
         flush_or_notify(self, self.workbench)
         try:
@@ -188,10 +188,5 @@ class RunsView(Vertical):
 
     def refresh_runs(self) -> None:
         """Every stored answer, newest run first (the recorder's pending writes included)."""
-        from storage.ids import all_run_ids, short_run_ids
-        from storage.results_grid import load_grid
-
         flush_or_notify(self, self.workbench)
-        data = load_grid(self.workbench.db)
-        shown = dict.fromkeys(r.run_id for r in data.rows)
-        self.grid.show(data, short_run_ids(all_run_ids(self.workbench.db), shown))
+        self.grid.show(*self.workbench.runs_grid())

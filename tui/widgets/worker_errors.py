@@ -29,7 +29,7 @@ def flush_or_notify(node: Widget, workbench) -> None:
     """Wait for the recorder's writes before reading runs back. A write that could not be stored
     (the database stayed locked past the deadline, a full or read-only disk) is shown as an error
     instead of crashing the app; what was stored is still read."""
-    from storage.writer import WriterError
+    from app.records import WriterError
 
     try:
         workbench.flush()
@@ -43,7 +43,7 @@ def store_or_notify(node: Widget, save: Callable[[], object]) -> bool:
     False: the app keeps running and what was stored before stays."""
     import sqlite3
 
-    from storage.writer import WriterError
+    from app.records import WriterError
 
     try:
         save()

@@ -13,6 +13,9 @@ from collections import Counter
 import pytest
 from click.testing import CliRunner
 
+from app.batch import BatchSession
+from app.batch import open_batch as open_session
+from app.workbench import Workbench
 from core.providers.base import ModelSpec
 from core.run.batch import CellOutcome, Progress, select
 from core.run.estimate import estimate_cells
@@ -25,9 +28,6 @@ from storage.users import load_user
 from tests.storage.export_fixtures import REPO, db_with_maya
 from tests.waiting import wait_until
 from tui.cli import main
-from tui.cli.batch_session import BatchSession
-from tui.cli.batch_session import open_batch as open_session
-from tui.workbench import Workbench
 
 #: 25 of maya's 32 queries × 4 expression types × 2 models = 200 cells.
 QUERIES = [f"p{i}-{k}" for i in range(1, 7) for k in ("open", "mcq", "tf-yes", "tf-no")] + ["g1-open"]

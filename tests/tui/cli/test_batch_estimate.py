@@ -16,6 +16,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from app.batch import open_batch
+from app.workbench import Workbench
 from core.history.tokens import MESSAGE_OVERHEAD, REPLY_PRIMING, count_tokens
 from core.providers import pricing
 from core.run.cost_scenarios import BATCH, BATCH_CACHING, CACHING, LIST, SCENARIOS
@@ -23,8 +25,6 @@ from core.run.estimate import ASSUMED_OUTPUT_TOKENS
 from core.run.grid import Grid
 from core.settings import Settings
 from tui.cli import main
-from tui.cli.batch_session import open_batch
-from tui.workbench import Workbench
 
 QUERIES = ["p1-open", "p1-mcq", "p1-tf-yes", "p1-tf-no", "p2-open", "p2-mcq", "p2-tf-yes", "p2-tf-no"]
 QUERIES += ["p3-open", "p3-mcq"]

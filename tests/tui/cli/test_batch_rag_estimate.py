@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 import sqlite3
 
+from app.workbench import Workbench
 from core.settings import Settings
 from tests.cli_runner import cli, unpaced_demo_models  # noqa: F401 (fixture)
-from tui.workbench import Workbench
 
 GRID = ["--user", "maya", "--expression", "1", "--context", "normal", "--method", "rag", "--model", "demo:oracle"]
 GRID += ["--query", "p1-open", "--query", "p3-open"]

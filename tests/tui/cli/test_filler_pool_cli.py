@@ -9,6 +9,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
+from app.workbench import Workbench
 from core.formats.native import dump_filler
 from core.model import FillerPool, Session, Turn
 from core.settings import Settings
@@ -16,7 +17,6 @@ from tests.cli_runner import cli, unpaced_demo_models  # noqa: F401
 from tests.conftest import SAMPLE_DATA
 from tests.core.formats.builders import prefeval_files, write_tree
 from tui.cli import main
-from tui.workbench import Workbench
 
 MAYA_NORMAL = ("prompt", "maya", "p1-open", "--context", "normal", "--json")
 

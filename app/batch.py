@@ -3,7 +3,7 @@
 ``open_batch(workbench, grid)`` returns a :class:`BatchSession` whose providers, prepare, judges,
 recorder and user cache are the workbench's; ``await session.run()`` runs what is left of the
 grid; ``session.close()`` flushes every write (and closes the workbench when the session owns
-it). The CLI and the tests use it the same way.
+it). `prefscope batch` (which only parses options and prints) and the tests use it the same way.
 """
 
 from __future__ import annotations
@@ -13,13 +13,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from app.workbench import Workbench
 from core.plan import PromptPlan
 from core.run.batch import BatchRunner, Progress
 from core.run.cells import EngineCellRunner
 from core.run.engine import EngineOptions
 from core.run.estimate import Estimate, estimate_cells
 from core.run.grid import Cell, Grid, GridError, expand
-from tui.workbench import Workbench
 
 if TYPE_CHECKING:
     from storage.batch_cells import SqliteCellStore

@@ -8,11 +8,11 @@ run's.
 
 from __future__ import annotations
 
+from app.batch import BatchSession, BatchSetupError
 from core.providers.batch_api import Via
 from core.providers.batch_backends import backend, serves
 from core.run.provider_batch import PollPolicy, ProviderBatchRunner
 from core.run.spec import JudgeScored
-from tui.cli.batch_session import BatchSession, BatchSetupError
 
 
 def provider_batch(session: BatchSession, via: Via, *, poll: PollPolicy | None = None, on_progress=None):
