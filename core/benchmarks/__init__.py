@@ -30,10 +30,6 @@ _installed: list[Benchmark] | None = None
 _lock = threading.Lock()
 
 
-class BenchmarkError(RuntimeError):
-    """An entry point that does not name a Benchmark."""
-
-
 def _entry_points() -> list[metadata.EntryPoint]:
     """The group's entry points, one per name (the first distribution on the path wins)."""
     found: dict[str, metadata.EntryPoint] = {}
@@ -102,7 +98,6 @@ __all__ = [
     "BUILTIN",
     "GROUP",
     "Benchmark",
-    "BenchmarkError",
     "aliases",
     "entries",
     "find",
