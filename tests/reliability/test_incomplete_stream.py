@@ -32,6 +32,8 @@ def test_a_stream_without_its_finish_signal_is_stored_incomplete(tmp_path, monke
     words = Reply.text(TEXT).chunks
     with server_cls([Reply(chunks=words, fault="eof", fault_after=len(words))]) as server:
         out = _run(db, protocol, server)
+        # logged after the server's last write, which the client may have read before that
+        assert server.wait_until(lambda log: log.outcomes, 30), "the server never finished the stream"
         assert server.log.outcomes == ["fault:eof"], "the server ended the body cleanly, without finish frames"
     status, text, error = sqlite3.connect(db).execute("SELECT status, text, error FROM responses").fetchone()
     assert (status, text) == ("incomplete", TEXT)

@@ -8,6 +8,7 @@ requests the server received.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 
 import pytest
@@ -134,7 +135,6 @@ async def test_unreachable_server_is_a_transport_error(path):
 
 
 async def test_cancelling_the_task_closes_the_connection(path, server):
-    import asyncio
     from contextlib import aclosing
 
     from core.providers.events import Delta
@@ -200,6 +200,8 @@ async def test_engine_retries_before_the_first_byte_honouring_retry_after(
     monkeypatch.setattr(engine_module, "retrying", functools.partial(retrying, sleep=sleep))
     finished = await run_engine(path, server, maya, backoff_s=0.05)
     assert finished.status == "ok" and finished.text == "Second time lucky.", finished.error
+    # The server logs a stream's end after its last write, which the client may have read already.
+    assert await asyncio.to_thread(server.wait_until, lambda log: len(log.outcomes) >= 2, 30), server.log.outcomes
     assert server.log.outcomes == [f"http:{status}", "complete"]
     assert waits == [0.4 if retry_after else 0.05], "the server's retry-after, else the engine's backoff"
 
