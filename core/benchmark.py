@@ -18,18 +18,50 @@ registries (:data:`core.formats.FORMATS`, :data:`core.methods.METHODS`, :data:`c
         profile=Profile(method="toy-ask", judge="toy-exact"),
     )
 
+Discovery (:func:`installed`) is here too. It runs once per process, the first time a registry is
+used (never on import, so ``prefscope --help`` and the TUI's start do not pay for it). The built-in
+benchmarks (``core/benchmarks/<name>/``) are registered the same way as a third-party package, by a
+line in ``pyproject.toml``::
+
+    [project.entry-points."prefscope.benchmarks"]
+    cupid = "core.benchmarks.cupid:BENCHMARK"
+
 This module is the bottom floor of ``core`` (next to :mod:`core.registry`): it imports nothing
-of prefscope's but the registry.
+of prefscope's but the registry, so every layer may ask it; the benchmark packages themselves are
+the top floor.
 """
 
 from __future__ import annotations
 
+import importlib
+import threading
+import warnings
+from collections.abc import Iterable
 from dataclasses import dataclass
+from importlib import metadata
 from typing import Any
 
 from core.registry import LAST, Entry
 
-__all__ = ["Benchmark", "Entry", "JudgeKind", "MethodInfo", "Profile", "ReportSection"]
+__all__ = [
+    "BUILTIN",
+    "GROUP",
+    "Benchmark",
+    "Entry",
+    "FactorLabels",
+    "JudgeKind",
+    "MethodInfo",
+    "Profile",
+    "ReportSection",
+    "aliases",
+    "entries",
+    "find",
+    "for_source",
+    "installed",
+    "prompt_file",
+    "read_prompt_file",
+    "report_sections",
+]
 
 
 @dataclass(frozen=True)
@@ -81,6 +113,19 @@ class ReportSection:
 
 
 @dataclass(frozen=True)
+class FactorLabels:
+    """Names for a report factor's raw values, for this benchmark's users only (LoCoMo's
+    ``category`` 4 is shown as ``4 single-hop``). ``target`` is ``"module:attr"``, a dict raw
+    value -> name."""
+
+    factor: str
+    target: str
+
+    def load(self) -> dict[Any, str]:
+        return dict(Entry(self.factor, self.target, "").load())
+
+
+@dataclass(frozen=True)
 class Profile:
     """The defaults a benchmark's users start from (declared and listed; applied in a later step).
     A field left None keeps prefscope's own default."""
@@ -112,9 +157,23 @@ class Benchmark:
     #: Result-file importers ("bring your own results": ``core.results``-style modules).
     result_formats: tuple[Entry, ...] = ()
     report_sections: tuple[ReportSection, ...] = ()
+    #: Value names for report factors (shown for this benchmark's users).
+    factor_labels: tuple[FactorLabels, ...] = ()
+    #: ``"module:function"``, ``function(query) -> list[str]``: extra lines ``prefscope show``
+    #: prints about one of its queries (LoCoMo: the category by name). None: nothing extra.
+    query_details: str | None = None
+    #: Prompt template families it brings: family name -> ``"package:file.toml"`` (method
+    #: templates for :func:`core.methods.prompts.family`, judge prompts for
+    #: :func:`core.judges.templates.family`).
+    method_templates: tuple[tuple[str, str], ...] = ()
+    judge_prompts: tuple[tuple[str, str], ...] = ()
     profile: Profile | None = None
     #: Protocol notes: a path (relative to the repository or absolute) or the text itself.
     protocol: str = ""
+
+    def source_names(self) -> set[str]:
+        """The ``User.source`` values its users carry: the names of its formats."""
+        return {e.name for e in self.formats}
 
     def listing(self) -> dict[str, Any]:
         """A JSON-ready summary (``prefscope benchmarks --json``)."""
@@ -130,3 +189,100 @@ class Benchmark:
             "profile": self.profile.as_dict() if self.profile else None,
             "protocol": self.protocol,
         }
+
+
+GROUP = "prefscope.benchmarks"
+#: The built-in benchmarks, each a package ``core.benchmarks.<name>`` with its ``BENCHMARK``.
+BUILTIN = ("realpref", "interpref", "cupid", "prefeval", "locomo", "longmemeval", "personamem", "recentering")
+
+_installed: list[Benchmark] | None = None
+_lock = threading.Lock()
+
+
+def _entry_points() -> list[metadata.EntryPoint]:
+    """The group's entry points, one per name (the first distribution on the path wins)."""
+    found: dict[str, metadata.EntryPoint] = {}
+    for ep in metadata.entry_points(group=GROUP):
+        found.setdefault(ep.name, ep)
+    return list(found.values())
+
+
+def _load(ep_name: str, value: str) -> Benchmark | None:
+    module, _, attr = value.partition(":")
+    try:
+        loaded = getattr(importlib.import_module(module.strip()), attr.strip() or "BENCHMARK")
+    except Exception as exc:  # a broken third-party package must not take prefscope down
+        warnings.warn(f"benchmark {ep_name!r} ({value}) could not be loaded: {exc}", stacklevel=3)
+        return None
+    if not isinstance(loaded, Benchmark):
+        warnings.warn(f"benchmark {ep_name!r} ({value}) is not a core.benchmark.Benchmark; skipped", stacklevel=3)
+        return None
+    return loaded
+
+
+def installed() -> list[Benchmark]:
+    """Every registered benchmark, built-ins first (in :data:`BUILTIN` order), then the others by name.
+
+    A built-in whose entry point is missing (prefscope run from a checkout whose metadata is
+    stale) is still loaded from its package, so the registries never lose it."""
+    global _installed
+    with _lock:
+        if _installed is None:
+            points = {ep.name: ep.value for ep in _entry_points()}
+            for name in BUILTIN:
+                points.setdefault(name, f"core.benchmarks.{name}:BENCHMARK")
+            order = {name: i for i, name in enumerate(BUILTIN)}
+            names = sorted(points, key=lambda n: (order.get(n, len(order)), n))
+            loaded = [_load(name, points[name]) for name in names]
+            _installed = [b for b in loaded if b is not None]
+        return _installed
+
+
+def find(name: str) -> Benchmark | None:
+    key = name.strip().lower()
+    return next((b for b in installed() if b.name == key), None)
+
+
+def for_source(source: str) -> Benchmark | None:
+    """The benchmark whose format reads users of this ``User.source`` (None: sample, native,
+    chat logs, or a source no installed benchmark reads)."""
+    return next((b for b in installed() if source in b.source_names()), None)
+
+
+def prompt_file(kind: str, family: str) -> str | None:
+    """Where a benchmark keeps prompt family ``family``: ``"package:file.toml"`` from its
+    ``method_templates`` (kind ``"method"``) or ``judge_prompts`` (``"judge"``); None if none does."""
+    attr = "method_templates" if kind == "method" else "judge_prompts"
+    for b in installed():
+        for name, where in getattr(b, attr):
+            if name == family:
+                return where
+    return None
+
+
+def read_prompt_file(where: str) -> str:
+    """The text of ``"package:relative/path.toml"`` (a :func:`prompt_file` answer)."""
+    from importlib import resources
+
+    package, _, relative = where.partition(":")
+    return resources.files(package).joinpath(*relative.split("/")).read_text(encoding="utf-8")
+
+
+def entries(attr: str) -> list[Iterable]:
+    """``[benchmark.<attr> for each installed benchmark]``, for the registries to merge."""
+    return [getattr(b, attr) for b in installed()]
+
+
+def aliases(attr: str) -> dict[str, str]:
+    """The benchmarks' ``<attr>`` alias pairs as one dict (an earlier benchmark's alias wins)."""
+    out: dict[str, str] = {}
+    for b in installed():
+        for alias, name in getattr(b, attr):
+            out.setdefault(alias, name)
+    return out
+
+
+def report_sections() -> list[tuple[Benchmark, ReportSection]]:
+    """Every benchmark's report sections, by :attr:`ReportSection.order` (ties: benchmark order)."""
+    pairs = [(b, s) for b in installed() for s in b.report_sections]
+    return sorted(pairs, key=lambda pair: pair[1].order)

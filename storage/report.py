@@ -303,7 +303,7 @@ def applicable_sections(db: Database, f: RunFilter | None = None, flags: Iterabl
     """The registered report sections (:mod:`core.benchmarks`) to print for the filtered runs: each
     section without a flag whose judge kind (and dimension) has judgments among them, and every
     section whose flag is in ``flags`` (``report --cupid``), in the registry's section order."""
-    from core.benchmarks import report_sections
+    from core.benchmark import report_sections
 
     wanted = set(flags)
     pairs = judged(db, f) if any(s.flag is None for _, s in report_sections()) else set()

@@ -30,7 +30,7 @@ _GENERIC = [
 
 
 def _gather() -> tuple[list[Entry], dict[str, str]]:
-    from core import benchmarks
+    from core import benchmark as benchmarks
 
     return merged([_GENERIC, *benchmarks.entries("formats")]), {}
 

@@ -56,7 +56,7 @@ _GENERIC = [
 
 
 def _gather() -> tuple[list[JudgeKind], dict[str, str]]:
-    from core import benchmarks
+    from core import benchmark as benchmarks
 
     return merged([_GENERIC, *benchmarks.entries("judges")]), {"heuristic": "demo:heuristic"}
 

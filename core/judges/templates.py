@@ -33,6 +33,12 @@ class Template:
 
 @cache
 def family(name: str) -> dict:
+    """One judge prompt family: a benchmark's (its ``judge_prompts``), else ``core/judges/prompts/``."""
+    from core.benchmark import prompt_file, read_prompt_file
+
+    where = prompt_file("judge", name)
+    if where is not None:
+        return tomllib.loads(read_prompt_file(where))
     raw = resources.files("core.judges").joinpath("prompts", f"{name}.toml").read_text(encoding="utf-8")
     return tomllib.loads(raw)
 

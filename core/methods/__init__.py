@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 
 def _gather() -> tuple[list[MethodInfo], dict[str, str]]:
-    from core import benchmarks
+    from core import benchmark as benchmarks
 
     return merged(benchmarks.entries("methods")), benchmarks.aliases("method_aliases")
 

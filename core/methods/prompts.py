@@ -15,7 +15,13 @@ from importlib import resources
 
 @cache
 def family(name: str) -> dict[str, dict]:
-    """All templates of one family (one TOML file)."""
+    """All templates of one family (one TOML file): a benchmark's (its ``method_templates``), else
+    the generic ones in ``core/methods/templates/``."""
+    from core.benchmark import prompt_file, read_prompt_file
+
+    where = prompt_file("method", name)
+    if where is not None:
+        return tomllib.loads(read_prompt_file(where))
     text = resources.files("core.methods").joinpath("templates", f"{name}.toml").read_text(encoding="utf-8")
     return tomllib.loads(text)
 

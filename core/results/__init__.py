@@ -41,7 +41,7 @@ from core.results.model import ImportedAnswer, ResultsImport
 
 
 def _gather() -> tuple[list[Entry], dict[str, str]]:
-    from core import benchmarks
+    from core import benchmark as benchmarks
 
     generic = Entry(
         "jsonl",

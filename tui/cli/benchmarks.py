@@ -13,7 +13,7 @@ import click
 
 def _generic() -> dict[str, list[str]]:
     """The registry entries no benchmark contributes (prefscope's generic ones)."""
-    from core import benchmarks
+    from core import benchmark as benchmarks
     from core.formats import FORMATS
     from core.judges import JUDGES
     from core.results import RESULT_FORMATS
@@ -40,7 +40,7 @@ def benchmarks(names, as_json) -> None:
     """List the installed benchmarks (NAMES: only these), each with its input formats, methods,
     judges, result formats, report sections and default profile. A package adds one through the
     entry-point group `prefscope.benchmarks` (see CONTRIBUTING.md, "Add a benchmark")."""
-    from core import benchmarks as registry
+    from core import benchmark as registry
 
     chosen = registry.installed()
     if names:

@@ -9,7 +9,7 @@ from importlib import metadata
 
 import pytest
 
-from core import benchmarks
+from core import benchmark as benchmarks
 from core.benchmark import Benchmark
 from core.formats import FORMATS, format_order
 from core.judges import JUDGES, judge_choices, llm_kinds

@@ -7,7 +7,7 @@ import json
 
 from click.testing import CliRunner
 
-from core import benchmarks
+from core import benchmark as benchmarks
 from core.judges import JUDGES
 from core.methods import METHODS
 from tui.cli import main
