@@ -3,22 +3,17 @@
 utils/formatting.py), summary memory as the paper's Fig. 23 (no code published), and
 :func:`inferred_preference`, the official extraction of the inferred line from a reply.
 
-Also the per-session summary call used by the *summaries* context configuration
-(:func:`session_summary_plan`) and the parser that turns its JSON reply into the summary text
-(:func:`summary_from_reply`).
+The per-session summary call of the *summaries* context configuration, with the same Fig. 23
+prompt, is generic: :mod:`core.methods.session_summary`.
 """
 
 from __future__ import annotations
 
-import json
-import re
-
-from core.history.tokens import DEFAULT_ENCODING
 from core.history.types import BuiltContext
 from core.methods import prompts
 from core.methods.base import MethodOptions, make_plan, make_step
-from core.methods.render import cupid_log, question_text, single_session_log
-from core.model import Query, Session
+from core.methods.render import cupid_log, question_text
+from core.model import Query
 from core.plan import Message, PromptPlan
 
 F = "cupid"
@@ -61,40 +56,6 @@ def summary_memory(ctx: BuiltContext, query: Query, opts: MethodOptions) -> Prom
     ]
     notes = ["summary memory follows the paper (Fig. 23): the CUPID repo has no code for it"]
     return make_plan("summary-memory", steps, ctx, query, notes=notes)
-
-
-def session_summary_plan(session: Session, encoding: str = DEFAULT_ENCODING) -> PromptPlan:
-    """The Fig. 23 call that summarises ONE session (the summaries context setting, cached per session)."""
-    msgs = _pair(
-        prompts.text(F, "summarise_system"),
-        prompts.text(F, "summarise_user", interaction_log=single_session_log(session)),
-    )
-    return PromptPlan(
-        method="cupid-session-summary",
-        steps=[make_step("summary", msgs, f"Fig. 23 summary of session {session.id}", encoding)],
-        answer_format="summary",
-        notes=[f"session {session.id}"],
-    )
-
-
-def summary_from_reply(text: str) -> str:
-    """The Fig. 23 JSON reply as bullet text (context, then preferences); the raw reply if not JSON."""
-    match = re.search(r"```(?:json)?\s*(\{.*\})\s*```", text, re.S) or re.search(r"(\{.*\})", text, re.S)
-    try:
-        data = json.loads(match.group(1)) if match else None
-    except json.JSONDecodeError:
-        data = None
-    if not isinstance(data, dict) or not isinstance(data.get("summaries"), list):
-        return text.strip()
-    lines: list[str] = []
-    for item in data["summaries"]:
-        if not isinstance(item, dict):
-            continue
-        lines.append("Context:")
-        lines += [f"- {c}" for c in item.get("context", []) if isinstance(c, str)]
-        lines.append("Preferences:")
-        lines += [f"- {p}" for p in item.get("preferences", []) if isinstance(p, str)]
-    return "\n".join(lines) if lines else text.strip()
 
 
 #: The heading CUPID's inferrer answers under (preference_inferrer.yaml).

@@ -153,7 +153,7 @@ def summary_model_for(spec: RunSpec) -> ModelSpec:
 
 def summariser(model: ModelSpec, provider: Provider) -> Callable[[Session], Awaitable[str]]:
     """Summarise one session with CUPID's Fig. 23 prompt through the provider layer."""
-    from core.methods.cupid import session_summary_plan, summary_from_reply
+    from core.methods.session_summary import session_summary_plan, summary_from_reply
     from core.providers.calls import collect
 
     async def summarise(session: Session) -> str:

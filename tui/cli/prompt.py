@@ -122,7 +122,7 @@ def prompt(
     finally:
         wb.close()
     built, plan = prepared.context, prepared.plan
-    from core.methods.cupid import session_summary_plan
+    from core.methods.session_summary import session_summary_plan
 
     summary_plans = [session_summary_plan(bundle.session(sid)) for sid in built.summary_requests]
     if as_json:

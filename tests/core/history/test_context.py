@@ -6,7 +6,7 @@ import pytest
 from core.history.build import abuild_context, build_context
 from core.history.configs import CONFIGS, ContextError, ContextWindowExceeded, check_window
 from core.history.summaries import InMemorySummaryCache, session_hash
-from core.methods.cupid import session_summary_plan, summary_from_reply
+from core.methods.session_summary import session_summary_plan, summary_from_reply
 from core.model import FillerPool
 
 
