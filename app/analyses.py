@@ -111,6 +111,19 @@ class Analyses(Base):
 
         return latest_extraction(self.db, user_id)
 
+    def load_extraction(self, extraction_id: str | None, user_id: str):
+        """Extraction ``extraction_id``, or the user's latest (None when there is none). Raises
+        ``app.errors.UnknownExtraction`` for an id that is not stored."""
+        from storage.analyses import latest_extraction, load_extraction
+
+        return load_extraction(self.db, extraction_id) if extraction_id else latest_extraction(self.db, user_id)
+
+    def save_extraction(self, extraction, embedding_model: str | None) -> str:
+        """Store an attribute extraction (``core.analysis.attributes``); its id."""
+        from storage.analyses import save_extraction
+
+        return save_extraction(self.db, extraction, embedding_model=embedding_model)
+
     def set_attribute_verdict(self, extraction_id: str, attribute_id: str, verdict: str | None) -> None:
         from storage.analyses import set_operator_verdict
 

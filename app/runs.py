@@ -182,6 +182,12 @@ class Runs(Base):
 
         return short_run_ids(all_run_ids(self.db), run_ids)
 
+    def run_ids_labelled(self, labels: list[str]) -> list[str]:
+        """Ids of the runs whose label matches any of ``labels`` (``*`` matches any text), oldest first."""
+        from storage.runs import run_ids_labelled
+
+        return run_ids_labelled(self.db, labels)
+
     def answer_run_ids(self, f) -> list[str]:
         """The ids of the runs whose answers ``f`` (``app.reports.RunFilter``) selects."""
         from storage.export import answer_run_ids

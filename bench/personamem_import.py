@@ -22,8 +22,8 @@ from pathlib import Path
 
 from _common import figure  # repo on sys.path, offline settings
 
+from core.benchmarks.personamem.format import COLUMNS
 from core.formats import load_path
-from core.formats.personamem import COLUMNS
 
 WORDS = "the a we I you it to of and in that for on with trip coffee garden recipe budget museum running".split()
 

@@ -49,6 +49,7 @@ __all__ = [
     "Benchmark",
     "Entry",
     "FactorLabels",
+    "ImportOption",
     "JudgeKind",
     "MethodInfo",
     "Profile",
@@ -60,6 +61,7 @@ __all__ = [
     "installed",
     "prompt_file",
     "read_prompt_file",
+    "report_section",
     "report_sections",
 ]
 
@@ -113,6 +115,18 @@ class ReportSection:
 
 
 @dataclass(frozen=True)
+class ImportOption:
+    """An option of ``prefscope import`` that one of the benchmark's formats reads: given, it reaches
+    the format's ``load`` as the keyword ``keyword``."""
+
+    flag: str
+    keyword: str
+    help: str
+    #: The values it takes; empty: the path of an existing file.
+    choices: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class FactorLabels:
     """Names for a report factor's raw values, for this benchmark's users only (LoCoMo's
     ``category`` 4 is shown as ``4 single-hop``). ``target`` is ``"module:attr"``, a dict raw
@@ -127,17 +141,26 @@ class FactorLabels:
 
 @dataclass(frozen=True)
 class Profile:
-    """The defaults a benchmark's users start from (declared and listed; applied in a later step).
-    A field left None keeps prefscope's own default."""
+    """The defaults a benchmark's users start from (``prompt`` and ``run`` on the command line, the
+    TUI's run bar; :mod:`core.run.profile` applies them). A field left None keeps prefscope's own
+    default; an option the operator gives always wins."""
 
     context: str | None = None
     method: str | None = None
+    #: A judge kind. One that needs a model (``taxonomy``) is built with the configured judge model
+    #: (``taxonomy:<model id>``), or replaced by the heuristic when none is configured.
     judge: str | None = None
     #: Factors its report is usually read by (``report --by``).
     factors: tuple[str, ...] = ()
+    #: Inter turns for a context that takes them (``--turns``; PrefEval's ``--inter_turns``).
+    turns: int | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        return {"context": self.context, "method": self.method, "judge": self.judge, "factors": list(self.factors)}
+        out: dict[str, Any] = {"context": self.context, "method": self.method, "judge": self.judge}
+        out["factors"] = list(self.factors)
+        if self.turns is not None:  # only profiles that set it: the others list as before
+            out["turns"] = self.turns
+        return out
 
 
 @dataclass(frozen=True)
@@ -157,17 +180,27 @@ class Benchmark:
     #: Result-file importers ("bring your own results": ``core.results``-style modules).
     result_formats: tuple[Entry, ...] = ()
     report_sections: tuple[ReportSection, ...] = ()
-    #: Value names for report factors (shown for this benchmark's users).
+    #: Options ``prefscope import`` offers for its formats (LoCoMo: ``--user-speaker``).
+    import_options: tuple[ImportOption, ...] = ()
+    #: Value names of report factors for this benchmark's users (``report --by``, ``show``).
     factor_labels: tuple[FactorLabels, ...] = ()
-    #: ``"module:function"``, ``function(query) -> list[str]``: extra lines ``prefscope show``
-    #: prints about one of its queries (LoCoMo: the category by name). None: nothing extra.
-    query_details: str | None = None
     #: Prompt template families it brings: family name -> ``"package:file.toml"`` (method
     #: templates for :func:`core.methods.prompts.family`, judge prompts for
     #: :func:`core.judges.templates.family`).
     method_templates: tuple[tuple[str, str], ...] = ()
     judge_prompts: tuple[tuple[str, str], ...] = ()
+    #: Its own answer formats (a plan's ``answer_format``, e.g. ``mcq-prefeval``), each an
+    #: :class:`Entry` whose target is ``"module:function"``, ``function(JudgeInput) -> list[Judgment]``:
+    #: how the ``choice`` judge scores a reply to such a plan, as the benchmark reads replies.
+    answer_formats: tuple[Entry, ...] = ()
+    #: ``"module:function"``, ``function(Session) -> list[str]``: texts its RAG method embeds from
+    #: one of its users' sessions besides the turn units, so ``prefscope embed`` embeds them ahead
+    #: (PrefEval: its per-message candidates). None: the turn units only.
+    rag_texts: str | None = None
     profile: Profile | None = None
+    #: A module with answers a real model gave, published with the benchmark (the workbench's f4
+    #: case; :mod:`app.recorded_cases` says what it holds). None: it has none.
+    recorded_case: str | None = None
     #: Protocol notes: a path (relative to the repository or absolute) or the text itself.
     protocol: str = ""
 
@@ -280,6 +313,15 @@ def aliases(attr: str) -> dict[str, str]:
         for alias, name in getattr(b, attr):
             out.setdefault(alias, name)
     return out
+
+
+def report_section(name: str) -> ReportSection:
+    """The registered report section called ``name`` (``report --section NAME``)."""
+    for _, section in report_sections():
+        if section.name == name:
+            return section
+    known = ", ".join(s.name for _, s in report_sections())
+    raise KeyError(f"no report section {name!r}; installed: {known}")
 
 
 def report_sections() -> list[tuple[Benchmark, ReportSection]]:

@@ -82,15 +82,11 @@ class RetrievedTurn(BaseModel):
     text: str = ""
 
 
-#: A PersonaMem plan's answer format: replies are read by PersonaMem's own ``extract_answer``.
-PERSONAMEM_MCQ = "mcq-personamem"
-
-
 class PromptPlan(BaseModel):
     method: str
     steps: list[PromptStep] = Field(min_length=1)
     #: Answer-format parser the judge/choice scorer should use: "open", "mcq", "tf" or a
-    #: benchmark's own ("mcq-prefeval", :data:`PERSONAMEM_MCQ`).
+    #: benchmark's own (``Benchmark.answer_formats``: "mcq-prefeval", "mcq-personamem").
     answer_format: str = "open"
     history_tokens: int = 0
     #: The built history, oldest first (fillers included), for the timeline and the Prompt tab.

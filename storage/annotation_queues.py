@@ -24,7 +24,7 @@ from sqlite_utils import Database
 
 from storage.export import RunFilter, run_where
 from storage.judge_audit import same_prompt_pairs
-from storage.report import FACTORS, LATEST_JUDGMENT, ReportError, factor_names
+from storage.report import LATEST_JUDGMENT, ReportError, factor_names, factor_sql
 from storage.transactions import transaction
 
 KINDS = ("answer", "pair", "relevance", "attribute")
@@ -158,7 +158,7 @@ def _conditions(spec: QueueSpec) -> tuple[RunFilter, str, list]:
             raise AnnotationError(f"{cond!r}: write FACTOR=VALUE, e.g. model=demo:oracle")
         if names[0] == "dimension":  # a judgment's, not an answer's: a queue selects answers
             raise AnnotationError(f"{cond!r}: a queue selects answers; dimension is a judgment's factor")
-        conds.append(f" AND CAST({FACTORS[names[0]]} AS TEXT) = ?")
+        conds.append(f" AND CAST({factor_sql(names[0])} AS TEXT) = ?")
         args.append(value.strip())
     return RunFilter(run_ids=spec.run_ids, labels=spec.batches, probes=False), "".join(conds), args
 

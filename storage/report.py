@@ -6,8 +6,7 @@ Each function runs ONE SQL query and returns a :class:`core.analysis.report.Repo
     score_table(db, "rubric:alignment", ["expression_type", "model"])   # RealPref Fig. 5
     score_table(db, "accuracy", ["context", "model"])                   # Fig. 6 (MCQ/TF)
     agreement_table(db, "rubric:alignment", ["model"])                  # human vs each judge
-    matching_table(db, ["instance_type"])                               # CUPID P/R/F1
-    pass_table(db, ["model"]); bradley_terry_table(db)                  # InterPref
+    section_table(db, section, ["model"])                               # a benchmark's own table
     default_metrics(db, f)                                              # what fits the queries
     summary_table(db, RunFilter(labels=["fig5"]))                       # a batch per model
 """
@@ -22,19 +21,8 @@ from sqlite_utils import Database
 from core.analysis import repeats, report, score_columns
 from core.analysis.heatmap import Heatmap, heatmaps
 from core.analysis.report import JudgmentRow, ReportTable, ResponseRow
-from core.benchmark import ReportSection
-from core.formats.locomo import CATEGORY_NAMES
+from core.benchmark import ReportSection, report_sections
 from storage.export import RunFilter, model_where, run_where
-
-
-def _locomo_category_sql() -> str:
-    """A LoCoMo query's category as number and (inferred) name, ``4 single-hop``; the raw
-    ``meta.category`` for queries of other sources."""
-    raw = "json_extract(q.meta, '$.category')"
-    names = " ".join(f"WHEN {n} THEN '{n} {name}'" for n, name in CATEGORY_NAMES.items())
-    locomo = "r.user_id IN (SELECT id FROM users WHERE source = 'locomo')"
-    return f"CASE WHEN {locomo} THEN CASE {raw} {names} ELSE {raw} END ELSE {raw} END"
-
 
 _SESSIONS_BACK = """(SELECT count(*) FROM json_each(r.plan, '$.context') c
     WHERE NOT coalesce(json_extract(c.value, '$.filler'), 0)
@@ -71,8 +59,9 @@ FACTORS: dict[str, str] = {
     #: The dataset's own question type (PersonaMem: recall_user_shared_facts, suggest_new_ideas …).
     "question_type": "json_extract(q.meta, '$.question_type')",
     "dimension": "j.dimension",
-    #: LoCoMo's question category (``Query.meta["category"]``), shown as ``4 single-hop``.
-    "category": _locomo_category_sql(),
+    #: The dataset's own question category (``Query.meta["category"]``); a benchmark may name its
+    #: values (LoCoMo: ``4 single-hop``, see :func:`factor_sql`).
+    "category": "json_extract(q.meta, '$.category')",
 }
 ALIASES = {
     "recency": "sessions_back",
@@ -88,6 +77,32 @@ METRICS = {"accuracy": ("choice", "accuracy")}
 
 class ReportError(ValueError):
     pass
+
+
+def _literal(value: object) -> str:
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise TypeError(f"factor value names need int, float or str keys, got {value!r}")
+    return str(value) if not isinstance(value, str) else "'" + value.replace("'", "''") + "'"
+
+
+def factor_sql(name: str) -> str:
+    """The SQL of factor ``name`` (a key of :data:`FACTORS`): its raw value, shown as
+    ``<value> <name>`` for users of a benchmark that names the factor's values
+    (:attr:`core.benchmark.Benchmark.factor_labels`), as it is for everyone else."""
+    from core.benchmark import installed
+
+    raw = FACTORS[name]
+    for bench in installed():
+        for labels in bench.factor_labels:
+            if labels.factor != name:
+                continue
+            names = " ".join(
+                f"WHEN {_literal(v)} THEN {_literal(f'{v} {label}')}" for v, label in labels.load().items()
+            )
+            sources = ", ".join(_literal(s) for s in sorted(bench.source_names()))
+            users = f"r.user_id IN (SELECT id FROM users WHERE source IN ({sources}))"
+            raw = f"CASE WHEN {users} THEN CASE {FACTORS[name]} {names} ELSE {FACTORS[name]} END ELSE {raw} END"
+    return raw
 
 
 def factor_names(by: Iterable[str]) -> list[str]:
@@ -136,7 +151,7 @@ def load_judgments(
     rw = run_where(f, args)
     mw = model_where(f, args)
     items = list(item_columns)
-    cols = ", ".join([*(FACTORS[b] for b in by), *items]) or "NULL"
+    cols = ", ".join([*(factor_sql(b) for b in by), *items]) or "NULL"
     extra = "j.extra" if with_extra else "'{}'"
     sql = f"""
         SELECT j.kind, j.dimension, j.score, j.parse_ok, j.judge_model, j.prompt_version, j.heuristic, j.human,
@@ -244,46 +259,6 @@ def has_repeats(db: Database, f: RunFilter | None = None) -> bool:
     return db.execute(sql, args).fetchone() is not None
 
 
-def matching_table(db: Database, by: Iterable[str] = ("instance_type",), f: RunFilter | None = None) -> ReportTable:
-    """CUPID preference matching: micro-averaged P/R/F1 per group (LLM judges only)."""
-    factors = factor_names(by)
-    return report.matching_table(load_judgments(db, "matching", "precision", factors, f, with_extra=True), factors)
-
-
-def cupid_generation_table(db: Database, by: Iterable[str] = ("model",), f: RunFilter | None = None) -> ReportTable:
-    """CUPID's generation average (0s counted) per group, from ``checklist`` judgments."""
-    factors = factor_names(by)
-    rows = load_judgments(db, "checklist", "preference", factors, f, with_extra=True)
-    return report.cupid_generation_table(rows, factors)
-
-
-def longmemeval_table(db: Database, by: Iterable[str] = ("model",), f: RunFilter | None = None) -> ReportTable:
-    """LongMemEval accuracy per question type, task-averaged, overall and abstention (LLM judges only)."""
-    from core.analysis.longmemeval_metrics import longmemeval_table as table
-
-    factors = factor_names(by)
-    return table(load_judgments(db, "longmemeval", "accuracy", factors, f, with_extra=True), factors)
-
-
-def locomo_table(db: Database, by: Iterable[str] = ("model",), f: RunFilter | None = None) -> ReportTable:
-    """LoCoMo F1 per category (print order 4, 1, 2, 3, 5) and overall, from ``metric:locomo`` judgments."""
-    from core.analysis.locomo_metrics import locomo_table as table
-
-    factors = factor_names(by)
-    return table(load_judgments(db, "locomo", "f1", factors, f, with_extra=True), factors)
-
-
-def pass_table(db: Database, by: Iterable[str] = ("model",), f: RunFilter | None = None) -> ReportTable:
-    """InterPref pass rate (all 4 swapped orders right; chance 6.25%) per group, LLM judges only."""
-    factors = factor_names(by)
-    return report.pass_table(load_judgments(db, "pairwise", "pass", factors, f, with_extra=True), factors)
-
-
-def bradley_terry_table(db: Database, f: RunFilter | None = None) -> ReportTable:
-    """Win rate and Bradley–Terry coefficient per model from pairwise ``win`` judgments (LLM only)."""
-    return report.bradley_terry_table(load_judgments(db, "pairwise", "win", [], f, with_extra=True))
-
-
 def judged(db: Database, f: RunFilter | None = None) -> set[tuple[str, str]]:
     """The ``(kind, dimension)`` pairs the filtered runs have judgments of. One SQL query."""
     f = f or RunFilter()
@@ -303,7 +278,6 @@ def applicable_sections(db: Database, f: RunFilter | None = None, flags: Iterabl
     """The registered report sections (:mod:`core.benchmarks`) to print for the filtered runs: each
     section without a flag whose judge kind (and dimension) has judgments among them, and every
     section whose flag is in ``flags`` (``report --cupid``), in the registry's section order."""
-    from core.benchmark import report_sections
 
     wanted = set(flags)
     pairs = judged(db, f) if any(s.flag is None for _, s in report_sections()) else set()

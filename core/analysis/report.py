@@ -4,11 +4,12 @@ Pure functions; ``storage.report`` only queries the rows (one SQL query per tabl
 here, and the CLI renders the tables (``tui/cli/report_view.py``)::
 
     score_table(rows, "rubric:alignment", ["expression_type", "model"])   # RealPref Fig. 5
-    matching_table(rows, ["instance_type"])                             # CUPID P/R/F1
-    cupid_generation_table(rows, ["model"])                            # CUPID average score
-    pass_table(rows, ["model"]); bradley_terry_table(rows)              # InterPref
     summary_table(responses, judgments)                                 # a batch per model
     agreement_table(rows, "rubric:alignment", ["model"])                # human vs each judge
+
+A benchmark's own tables (CUPID's matching, InterPref's pass rate, LoCoMo's F1 per category …) are
+its report sections (``core.benchmark.ReportSection``), built in its folder on the grouping
+helpers here.
 
 Rules (those of :mod:`core.judges.aggregate`, whose :func:`score_summary` and :func:`agreement`
 do the arithmetic): every row is ONE judge source (llm / heuristic / parser / human) and ONE judge model
@@ -25,12 +26,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
 from core.analysis.score_columns import ScoreKey, score_column_names
 from core.judges.aggregate import agreement, score_summary, source_of
-from core.judges.pairwise import pass_summary, win_rates
-from core.judges.preference_matching import ZERO, instance_counts, micro_prf, status_counts
 
 SOURCE_NOTE = (
     "each row is one judge source and judge model: heuristic, parser and human scores are never pooled with LLM ones"
@@ -74,14 +71,14 @@ class JudgmentRow:
     response_id: str | None = None
 
 
-def _demo_label(items: Sequence[JudgmentRow]) -> str:
+def demo_label(items: Sequence[JudgmentRow]) -> str:
     flags = {j.is_demo for j in items if j.is_demo is not None}
     if not flags:
         return "n/a"
     return "demo" if flags == {True} else "real" if flags == {False} else "mixed"
 
 
-def _tag_models(by: Sequence[str], values: Sequence[Any], items: Sequence[JudgmentRow]) -> list[Any]:
+def tag_models(by: Sequence[str], values: Sequence[Any], items: Sequence[JudgmentRow]) -> list[Any]:
     out = list(values)
     if "model" in by:
         i = by.index("model")
@@ -95,7 +92,7 @@ def group_sort_key(key: tuple[Any, ...]) -> tuple[tuple[bool, str, Any], ...]:
     return tuple((v is None, type(v).__name__ if v is not None else "", v if v is not None else 0) for v in key)
 
 
-def _grouped(items: Iterable[JudgmentRow]) -> dict[tuple[Any, ...], list[JudgmentRow]]:
+def grouped(items: Iterable[JudgmentRow]) -> dict[tuple[Any, ...], list[JudgmentRow]]:
     """(source, judge model, prompt version, *factor values) -> its judgments, sorted."""
     groups: dict[tuple[Any, ...], list[JudgmentRow]] = defaultdict(list)
     for j in items:
@@ -116,15 +113,15 @@ def score_table(
     wanted = set(sources) if sources else None
     rows = []
     kept: list[JudgmentRow] = []
-    for key, js in _grouped(items).items():
+    for key, js in grouped(items).items():
         source, judge, version, *fvals = key
         if wanted and source not in wanted:
             continue
         s = score_summary(js)
         rows.append(
             [
-                *_tag_models(factors, fvals, js),
-                *(source, judge, version, _demo_label(js)),
+                *tag_models(factors, fvals, js),
+                *(source, judge, version, demo_label(js)),
                 *(s.n, s.failed, s.mean, s.ci_low, s.ci_high),
             ]
         )
@@ -140,164 +137,6 @@ def score_table(
         _scale(kept),
         notes,
     )
-
-
-def matching_table(items: Iterable[JudgmentRow], factors: Sequence[str]) -> ReportTable:
-    """CUPID preference matching: micro-averaged P/R/F1 per group (LLM judges only), counting and
-    excluding instances as CUPID's aggregation does (see :mod:`core.judges.preference_matching`)."""
-    rows = []
-    zero: list[str] = []
-    excluded: list[str] = []
-    for key, js in _grouped(j for j in items if source_of(j) == "llm").items():
-        _, judge, version, *fvals = key
-        extras = [j.extra for j in js]
-        counted = [e for e in extras if instance_counts(e) is not None]
-        statuses = status_counts(extras)
-        zero += [_instance(e) for e in extras if e.get("cupid_status") in ZERO]
-        excluded += [
-            f"{_instance(e)} ({e.get('cupid_status', 'failed')})" for e in extras if instance_counts(e) is None
-        ]
-        prf = micro_prf(extras)
-        rows.append(
-            [
-                *_tag_models(factors, fvals, js),
-                *(judge, version, _demo_label(js)),
-                *(len(counted), sum(statuses[s] for s in ZERO), statuses["match_failed"]),
-                *(len(extras) - len(counted), prf.precision, prf.recall, prf.f1),
-            ]
-        )
-    notes = [
-        "CUPID aggregation (evaluation/pipeline/result.py @a8560ca): micro-averaged over counted instances,"
-        " Fully 1 / Partially 0.5 / other labels 0; empty inferences and context-length cuts count as 0 with"
-        " their gold items (zero); a failed matcher counts with no matches (match_failed); a missing"
-        " '### Most Likely Preference' heading or a decomposer failure is excluded, as CUPID does",
-        "prefscope decomposes with the judge model; CUPID uses gpt-4o-2024-11-20 whatever the evaluator",
-    ]
-    if zero:
-        notes.append(f"counted as zero: {', '.join(zero)}")
-    if excluded:
-        notes.append(f"excluded: {', '.join(excluded)}")
-    if not rows:
-        notes.insert(0, "no preference-matching judgments (judge `matching:<model>` on cupid-infer runs)")
-    return ReportTable(
-        f"preference matching by {' × '.join(factors) or 'all'}",
-        [
-            *factors,
-            "judge",
-            "prompt_version",
-            "demo",
-            "n",
-            "zero",
-            "match_failed",
-            "excluded",
-            "precision",
-            "recall",
-            "f1",
-        ],
-        rows,
-        "f1",
-        (0.0, 1.0),
-        notes,
-    )
-
-
-def cupid_generation_table(items: Iterable[JudgmentRow], factors: Sequence[str]) -> ReportTable:
-    """CUPID's generation average per group (LLM judges only): Σ score / n over every judged
-    response, its 0s included (judge errors, no score heading), as ``process_generation_result``."""
-    rows = []
-    zero: list[str] = []
-    for key, js in _grouped(j for j in items if source_of(j) == "llm").items():
-        _, judge, version, *fvals = key
-        scored = [j for j in js if j.score is not None]
-        zero += [
-            f"{_instance(j.extra)} ({j.extra['cupid_status']})"
-            for j in scored
-            if j.extra.get("cupid_status", "ok") != "ok"
-        ]
-        mean = sum(j.score for j in scored if j.score is not None) / len(scored) if scored else None
-        rows.append(
-            [
-                *_tag_models(factors, fvals, js),
-                *(judge, version, _demo_label(js)),
-                *(len(scored), sum(1 for j in scored if j.score == 0), len(js) - len(scored), mean),
-            ]
-        )
-    notes = [
-        "CUPID average_score (evaluation/pipeline/result.py @a8560ca): mean over all judged responses, a judge"
-        " error or a reply without '### Evaluation Score' scored 0 and counted; not a bootstrap mean"
-    ]
-    if zero:
-        notes.append(f"scored 0 by CUPID's rule: {', '.join(zero)}")
-    if not rows:
-        notes.insert(0, "no checklist judgments (judge `checklist:<model>` on cupid-generate runs)")
-    return ReportTable(
-        f"CUPID generation score by {' × '.join(factors) or 'all'}",
-        [*factors, "judge", "prompt_version", "demo", "n", "zeros", "not_scored", "average_score"],
-        rows,
-        "average_score",
-        (1.0, 10.0),
-        notes,
-    )
-
-
-def _instance(extra: dict) -> str:
-    return str(extra.get("instance") or "?")
-
-
-def pass_table(items: Iterable[JudgmentRow], factors: Sequence[str]) -> ReportTable:
-    """InterPref pass rate (all 4 swapped orders right; chance 6.25%) per group, LLM judges only."""
-    rows = []
-    for key, js in _grouped(j for j in items if source_of(j) == "llm").items():
-        _, judge, version, *fvals = key
-        s = pass_summary(js)
-        rows.append(
-            [
-                *_tag_models(factors, fvals, js),
-                *(judge, version, _demo_label(js)),
-                *(s["n"], s["undecided"], s["pass_rate"], s["order_disagreement"]),
-            ]
-        )
-    notes = ["chance pass rate is 0.5**4 = 6.25%; undecided = an order could not be parsed"]
-    if not rows:
-        notes.insert(0, "no pairwise pass judgments in the selected runs")
-    return ReportTable(
-        f"InterPref pass rate by {' × '.join(factors) or 'all'}",
-        [*factors, "judge", "prompt_version", "demo", "n", "undecided", "pass_rate", "order_disagreement"],
-        rows,
-        "pass_rate",
-        (0.0, 1.0),
-        notes,
-    )
-
-
-def bradley_terry_table(items: Iterable[JudgmentRow]) -> ReportTable:
-    """Win rate and Bradley–Terry coefficient per model from pairwise ``win`` judgments (LLM only)."""
-    wins = [j for j in items if source_of(j) == "llm" and j.parse_ok and j.score is not None and "model_a" in j.extra]
-    columns = ["model", "comparisons", "mean_win_rate", "bt"]
-    if not wins:
-        return ReportTable("Bradley–Terry", columns, [], "bt", None, ["no pairwise win judgments in the selected runs"])
-    names, matrix, bt = win_rates(wins)
-    rows: list[list[Any]] = []
-    for i, name in enumerate(names):
-        against = np.delete(matrix[i], i)
-        met = against[~np.isnan(against)]
-        n = sum(1 for j in wins if name in (j.extra["model_a"], j.extra["model_b"]))
-        tag = f"{name} [demo]" if name.startswith("demo:") else name
-        rows.append([tag, n, float(met.mean()) if len(met) else None, float(bt[i])])
-    rows.sort(key=lambda r: -r[3])
-    return ReportTable(
-        "Bradley–Terry coefficients (InterPref App. C)",
-        columns,
-        rows,
-        "bt",
-        None,
-        ["coefficients are centred on mean 0; W[i,j] = mean score of i against j"],
-    )
-
-
-def bradley_terry_section(items: Iterable[JudgmentRow], factors: Sequence[str]) -> ReportTable:
-    """:func:`bradley_terry_table` as a report section (``core.benchmark.ReportSection``); it has no factors."""
-    return bradley_terry_table(items)
 
 
 def agreement_table(items: Iterable[JudgmentRow], label: str, factors: Sequence[str]) -> ReportTable:
@@ -322,8 +161,8 @@ def agreement_table(items: Iterable[JudgmentRow], label: str, factors: Sequence[
                 if a.n:
                     rows.append(
                         [
-                            *_tag_models(factors, fvals, ms),
-                            *(annotator, source, judge, version, _demo_label(ms)),
+                            *tag_models(factors, fvals, ms),
+                            *(annotator, source, judge, version, demo_label(ms)),
                             *(a.n, a.kappa, a.spearman),
                         ]
                     )

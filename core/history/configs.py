@@ -13,6 +13,11 @@ class ContextConfig:
     tail: int = 0
     description: str = ""
     source: str = ""
+    #: How the TUI's context picker names it (its size at a glance); "": not offered there
+    #: (``custom`` needs session ids the picker cannot take).
+    picker_label: str = ""
+    #: It takes ``--turns`` (inter turns after the preference); the other configurations refuse it.
+    takes_turns: bool = False
 
     @property
     def filler_target(self) -> int:
@@ -22,17 +27,55 @@ class ContextConfig:
 CONFIGS: dict[str, ContextConfig] = {
     c.name: c
     for c in [
-        ContextConfig("simple", "Simple", 0, 0, "user-specific sessions only (~2K)", "RealPref Table 2"),
-        ContextConfig("normal", "Normal", 35_000, 0, "35K filler scattered between user sessions", "RealPref Table 2"),
-        ContextConfig("long", "Long", 70_000, 0, "70K filler scattered between user sessions", "RealPref Table 2"),
+        ContextConfig("simple", "Simple", 0, 0, "user-specific sessions only (~2K)", "RealPref Table 2", "Simple ~2K"),
         ContextConfig(
-            "very_long", "Very Long", 140_000, 0, "140K filler scattered between user sessions", "RealPref Table 2"
+            "normal",
+            "Normal",
+            35_000,
+            0,
+            "35K filler scattered between user sessions",
+            "RealPref Table 2",
+            "Normal 37K",
         ),
-        ContextConfig("extended", "Extended", 35_000, 105_000, "35K interval + 105K tail filler", "RealPref Table 2"),
-        ContextConfig("extreme", "Extreme", 35_000, 210_000, "35K interval + 210K tail filler", "RealPref Table 2"),
-        ContextConfig("full", "Full", 0, 0, "every prior session of the user, all kinds", "CUPID §4"),
         ContextConfig(
-            "oracle", "Oracle", 0, 0, "only sessions sharing the query's context factor and preference", "CUPID §4"
+            "long", "Long", 70_000, 0, "70K filler scattered between user sessions", "RealPref Table 2", "Long 72K"
+        ),
+        ContextConfig(
+            "very_long",
+            "Very Long",
+            140_000,
+            0,
+            "140K filler scattered between user sessions",
+            "RealPref Table 2",
+            "Very Long 142K",
+        ),
+        ContextConfig(
+            "extended",
+            "Extended",
+            35_000,
+            105_000,
+            "35K interval + 105K tail filler",
+            "RealPref Table 2",
+            "Extended 142K tail",
+        ),
+        ContextConfig(
+            "extreme",
+            "Extreme",
+            35_000,
+            210_000,
+            "35K interval + 210K tail filler",
+            "RealPref Table 2",
+            "Extreme 247K tail",
+        ),
+        ContextConfig("full", "Full", 0, 0, "every prior session of the user, all kinds", "CUPID §4", "CUPID full"),
+        ContextConfig(
+            "oracle",
+            "Oracle",
+            0,
+            0,
+            "only sessions sharing the query's context factor and preference",
+            "CUPID §4",
+            "CUPID oracle",
         ),
         ContextConfig(
             "summaries",
@@ -41,8 +84,11 @@ CONFIGS: dict[str, ContextConfig] = {
             0,
             "every prior session replaced by a model-written summary",
             "CUPID §4.2.3, Fig. 23",
+            "CUPID summaries",
         ),
-        ContextConfig("none", "No history", 0, 0, "no history: the generic baseline", "Re-Centering §6, InterPref"),
+        ContextConfig(
+            "none", "No history", 0, 0, "no history: the generic baseline", "Re-Centering §6, InterPref", "No history"
+        ),
         ContextConfig("custom", "Custom", 0, 0, "operator-picked sessions, in the order given", "prefscope"),
         ContextConfig(
             "prefeval-turns",
@@ -51,6 +97,8 @@ CONFIGS: dict[str, ContextConfig] = {
             0,
             "the preference session, then N inter turns (2N messages) from PrefEval's pool",
             "PrefEval benchmark_generation.py --inter_turns",
+            "PrefEval turns",
+            takes_turns=True,
         ),
     ]
 }

@@ -12,9 +12,10 @@ with ``<kind>`` one of :data:`LLM_KINDS`. Judge models are called only through t
 callable (the provider layer), at temperature 0. :func:`judges_for` also adds the ``choice``
 scorer whenever any judge is requested: it is exact, free, and only touches MCQ/TF queries.
 
-``pairwise`` (InterPref) needs two responses, so it is not a per-response judge: see
-:mod:`core.judges.pairwise`. Every judgment records judge model, prompt version, temperature, raw
-output, parsed value and ``parse_ok``; see :mod:`core.judges.base`.
+``pairwise`` (InterPref) needs two responses, so it is not a per-response judge (its
+:class:`JudgeKind` says ``per_response=False``; ``prefscope pairwise`` runs it). Every judgment
+records judge model, prompt version, temperature, raw output, parsed value and ``parse_ok``; see
+:mod:`core.judges.base`.
 """
 
 from __future__ import annotations
@@ -115,7 +116,7 @@ def make_judge(text: str, default_model: str | None = None) -> Judge:
     entry = JUDGES[HEURISTIC if kind == "heuristic" else kind]
     if not entry.per_response:
         raise JudgeSpecError(
-            f"{kind!r} judges two responses at once and cannot run per response; use core.judges.pairwise.PairwiseJudge"
+            f"{kind!r} judges two responses at once and cannot run per response; use `prefscope pairwise`"
         )
     cls = entry.load()
     return cls(model) if entry.needs_model else cls()

@@ -4,26 +4,19 @@ against the query's gold answer (RealPref §4.2: accuracy; random baselines 0.25
 A reply that names no option, or several, is a parse failure (``parse_ok=False``, no score, raw
 text kept): it is neither right nor wrong, and accuracy helpers leave it out (and count it).
 
-PrefEval MCQ plans (``answer_format == "mcq-prefeval"``) are scored as PrefEval scores them
-(``benchmark_classification.py``): its own parser (:func:`parse_prefeval_choice`, with the
-``<choice>`` prefill prepended when it was sent), and a reply it cannot read counts as WRONG, not
-excluded, since PrefEval's accuracy is correct / processed. Those judgments carry their own version.
-
-PersonaMem plans (``answer_format == "mcq-personamem"``) are scored by PersonaMem's
-``extract_answer`` (:func:`core.methods.personamem.score_reply`): right iff the text after the last
-``<final_answer>``, or else the whole reply, names exactly the correct letter; anything else is
-wrong (its accuracy is the mean of ``score`` over the rows it wrote).
+A plan whose ``answer_format`` a benchmark declares (:attr:`core.benchmark.Benchmark.answer_formats`:
+PrefEval's ``mcq-prefeval``, PersonaMem's ``mcq-personamem``) is scored by that benchmark's own
+scorer, which reads replies as the benchmark does; its judgments carry their own version.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 
+from core.benchmark import installed
 from core.judges.base import JudgeInput, Judgment
-from core.methods.answers import parse_choice, parse_prefeval_choice, parse_yes_no
-from core.methods.personamem import ANSWER_FORMAT as PERSONAMEM_MCQ
-from core.methods.personamem import score_reply as personamem_score
-from core.methods.prefeval import MCQ_ANSWER_FORMAT as PREFEVAL_MCQ
+from core.methods.answers import parse_choice, parse_yes_no
 from core.plan import PromptPlan
 from core.providers import PROVIDERS
 from core.providers.calls import Complete
@@ -31,10 +24,6 @@ from core.providers.calls import Complete
 #: Its "parser:"/"metric:" prefix makes the judge source "parser" (core.judges.aggregate.source_of).
 JUDGE_MODEL = "parser:choice"
 VERSION = "choice-parser-v1"
-#: The version of the judgments of PrefEval MCQ plans (answer format PREFEVAL_MCQ).
-PREFEVAL_VERSION = "prefeval-choice-v1"
-#: The version of the judgments of PersonaMem plans (answer format PERSONAMEM_MCQ).
-PERSONAMEM_VERSION = "personamem-extract-answer-041d82a"
 SCALE = (0.0, 1.0)
 
 
@@ -90,7 +79,7 @@ def prefill_sent(plan: PromptPlan, model_id: str) -> bool:
     return entry is not None and bool(getattr(entry.load(), "supports_prefill", False))
 
 
-def _accuracy(text: str, version: str) -> partial[Judgment]:
+def accuracy_judgment(text: str, version: str) -> partial[Judgment]:
     """A choice accuracy judgment of ``text`` under a benchmark's own reading ``version``."""
     return partial(
         Judgment,
@@ -104,32 +93,14 @@ def _accuracy(text: str, version: str) -> partial[Judgment]:
     )
 
 
-def score_prefeval_choice(gold: str | None, text: str, prefilled: bool) -> Judgment:
-    """One accuracy judgment for a PrefEval MCQ reply: None (nothing read) is wrong, as PrefEval."""
-    judgment = _accuracy(text, PREFEVAL_VERSION)
-    if gold is None:
-        return judgment(score=None, rationale="", parse_ok=False, error="the query has no gold answer")
-    picked = parse_prefeval_choice(text, prefilled)
-    extra = {"parsed": picked, "gold": gold, "prefilled": prefilled}
-    if picked is None:
-        return judgment(score=0.0, rationale="no letter: wrong, as PrefEval", parse_ok=True, extra=extra)
-    correct = picked == gold
-    rationale = f"answered {picked!r}, gold {gold!r}: {'correct' if correct else 'wrong'}"
-    return judgment(score=1.0 if correct else 0.0, rationale=rationale, parse_ok=True, extra=extra)
-
-
-def score_personamem_choice(gold: str | None, correct_answer: str | None, text: str) -> Judgment:
-    """One accuracy judgment for a PersonaMem reply: no single letter is wrong, as PersonaMem."""
-    judgment = _accuracy(text, PERSONAMEM_VERSION)
-    if gold is None and correct_answer is None:
-        return judgment(score=None, rationale="", parse_ok=False, error="the query has no gold answer")
-    correct = correct_answer if correct_answer is not None else f"({gold})"
-    right, predicted = personamem_score(text, correct)
-    extra = {"predicted_answer": predicted, "correct_answer": correct, "gold": (gold or "").upper() or None}
-    rationale = (
-        f"predicted {predicted[:60]!r}, correct {correct}: {'correct' if right else 'wrong'} (PersonaMem's rule)"
-    )
-    return judgment(score=1.0 if right else 0.0, rationale=rationale, parse_ok=True, extra=extra)
+def benchmark_scorer(answer_format: str) -> Callable[[JudgeInput], list[Judgment]] | None:
+    """The scorer a benchmark declares for plans of this answer format (None: the generic reading)."""
+    for benchmark in installed():
+        for entry in benchmark.answer_formats:
+            if entry.name == answer_format:
+                scorer: Callable[[JudgeInput], list[Judgment]] = entry.load()
+                return scorer
+    return None
 
 
 class ChoiceJudge:
@@ -139,12 +110,7 @@ class ChoiceJudge:
 
     async def judge(self, item: JudgeInput, complete: Complete) -> list[Judgment]:
         q = item.query
-        if item.plan.answer_format == PREFEVAL_MCQ:
-            prefilled = prefill_sent(item.plan, item.model_id)
-            return [score_prefeval_choice(q.answer, item.response_text, prefilled)]
-        if item.plan.answer_format == PERSONAMEM_MCQ:
-            correct = q.meta.get("correct_answer")
-            return [
-                score_personamem_choice(q.answer, correct if isinstance(correct, str) else None, item.response_text)
-            ]
+        scorer = benchmark_scorer(item.plan.answer_format)
+        if scorer is not None:
+            return scorer(item)
         return [score_choice(q.kind, len(q.options), q.answer, item.response_text)]

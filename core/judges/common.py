@@ -144,8 +144,3 @@ def item_preference(item: JudgeInput) -> str | None:
 def numbered(items: list[str]) -> str:
     """A checklist as ``1. item`` lines."""
     return "\n".join(f"{i}. {text}" for i, text in enumerate(items, 1))
-
-
-def bulleted(items: list[str]) -> str:
-    """A checklist as ``- item`` lines (CUPID's response judge)."""
-    return "\n".join(f"- {text}" for text in items)

@@ -43,14 +43,21 @@ def family(name: str) -> dict:
     return tomllib.loads(raw)
 
 
+def where(name: str) -> str:
+    """The file family ``name`` is read from, for messages."""
+    from core.benchmark import prompt_file
+
+    return prompt_file("judge", name) or f"core/judges/prompts/{name}.toml"
+
+
 def template(family_name: str, key: str) -> Template:
     data = family(family_name)
     if key not in data or not isinstance(data[key], dict):
-        raise KeyError(f"no table [{key}] in core/judges/prompts/{family_name}.toml")
+        raise KeyError(f"no table [{key}] in {where(family_name)}")
     table = data[key]
     version = table.get("version") or data.get("version") or ""
     if not version:
-        raise KeyError(f"core/judges/prompts/{family_name}.toml [{key}] has no version id")
+        raise KeyError(f"{where(family_name)} [{key}] has no version id")
     return Template(family_name, key, version, table.get("source", ""), bool(table.get("verbatim", False)), dict(table))
 
 

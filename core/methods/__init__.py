@@ -1,8 +1,9 @@
 """Prompting methods: method name → builder of a :class:`core.plan.PromptPlan`.
 
-One module per family (``realpref``, ``interpref``, ``cupid``, ``prefeval``, ``recentering``);
-templates are data files in ``templates/`` with their citation. Builders are imported on first
-use, so importing this package is cheap and never touches torch.
+Each benchmark brings its methods (``core/benchmarks/<name>/methods.py``) and their templates
+(``templates.toml``, data files with their citation); the shared pieces (plan building, history
+rendering, answer formats) are here. Builders are imported on first use, so importing this
+package is cheap and never touches torch.
 
     from core.methods import plan, METHODS
     p = plan("rag", ctx, query, k=5, retriever="bm25")

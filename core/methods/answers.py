@@ -1,8 +1,9 @@
 """Answer-format instructions for MCQ / true-false questions, and robust parsers for the replies.
 
 The parsers return ``None`` rather than guess: a reply naming two options, or saying both yes and
-no, is a parse failure for the scorer to record, never a silent wrong answer. The exception is
-:func:`parse_prefeval_choice`, which reproduces PrefEval's own reading, guesses included.
+no, is a parse failure for the scorer to record, never a silent wrong answer. A benchmark that
+reads replies its own way (guesses included) keeps that reading in its own folder
+(``core/benchmarks/<name>/answers.py``).
 """
 
 from __future__ import annotations
@@ -12,10 +13,6 @@ from collections.abc import Iterable
 
 from core.methods.prompts import text as template_text
 from core.model import MCQ_LETTERS, Query
-from core.text.tags import first_tag_string
-
-#: The assistant prefill PrefEval sends after every MCQ prompt (Claude/Mistral).
-PREFEVAL_PREFILL = "<choice>"
 
 
 def answer_format(query: Query) -> str:
@@ -95,20 +92,6 @@ def parse_choice(text: str, n_options: int = 4) -> str | None:
     if len(distinct) == 1:
         return marks[0]
     return None
-
-
-def parse_prefeval_choice(reply: str, prefilled: bool) -> str | None:
-    """PrefEval's MCQ reading (``utils/utils_mcq.py extract_choice``), quirks included.
-
-    When the ``<choice>`` prefill was sent, the reply continues it, so it is prepended (as the
-    official code does for Claude and Mistral). Then the first ``<choice>`` element (an unclosed one
-    runs to the end), its single text (BeautifulSoup ``.string``), and the first of A–D anywhere in
-    it, case-sensitive: "Based on…" reads as B, exactly as PrefEval reads it. None when any step
-    finds nothing; PrefEval scores None as wrong.
-    """
-    inner = first_tag_string(PREFEVAL_PREFILL + reply if prefilled else reply, "choice")
-    found = re.search("[ABCD]", inner) if inner is not None else None
-    return found.group(0) if found else None
 
 
 # -- yes / no -----------------------------------------------------------------------------------

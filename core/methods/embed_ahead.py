@@ -2,8 +2,9 @@
 the TUI's background worker), so the first RAG prompt only embeds its question.
 
 The texts are exactly the ones the RAG methods embed: every user turn with its reply (RealPref's
-unit) over the user's sessions and the filler pools their contexts draw from, PrefEval's
-per-message candidates for PrefEval users, and the user's query texts.
+unit) over the user's sessions and the filler pools their contexts draw from, the texts the user's
+benchmark embeds of its own (:attr:`core.benchmark.Benchmark.rag_texts`: PrefEval's per-message
+candidates), and the user's query texts.
 """
 
 from __future__ import annotations
@@ -11,10 +12,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from core.benchmark import for_source
 from core.history.filler import select_pools
 from core.history.retrieval import Embedder, EmbeddingStopped, Progress, session_units
-from core.methods.prefeval import rag_texts
-from core.model import FillerPool, UserBundle
+from core.model import FillerPool, Session, UserBundle
+from core.registry import Entry
 
 
 def ahead_texts(bundle: UserBundle, pools: Iterable[FillerPool]) -> list[str]:
@@ -23,10 +25,20 @@ def ahead_texts(bundle: UserBundle, pools: Iterable[FillerPool]) -> list[str]:
         s for p in select_pools(None, bundle.user.source, list(pools), "normal") for s in p.sessions
     ]
     texts = [u.text for s in sessions for u in session_units(s)]
-    if bundle.user.source == "prefeval":
+    if (rag_texts := benchmark_rag_texts(bundle.user.source)) is not None:
         texts += [text for s in sessions for text in rag_texts(s)]
     texts += [q.text for q in bundle.queries]
     return list(dict.fromkeys(texts))
+
+
+def benchmark_rag_texts(source: str) -> Callable[[Session], list[str]] | None:
+    """The per-session texts the RAG of the benchmark that reads ``source`` embeds besides the
+    turn units (None: that benchmark, or the source, has none)."""
+    benchmark = for_source(source)
+    if benchmark is None or benchmark.rag_texts is None:
+        return None
+    found: Callable[[Session], list[str]] = Entry("rag_texts", benchmark.rag_texts, "").load()
+    return found
 
 
 @dataclass

@@ -26,11 +26,18 @@ def family(name: str) -> dict[str, dict]:
     return tomllib.loads(text)
 
 
+def where(name: str) -> str:
+    """The file family ``name`` is read from, for messages."""
+    from core.benchmark import prompt_file
+
+    return prompt_file("method", name) or f"core/methods/templates/{name}.toml"
+
+
 def template(family_name: str, key: str) -> dict:
     try:
         return family(family_name)[key]
     except KeyError:
-        raise KeyError(f"no template {key!r} in core/methods/templates/{family_name}.toml") from None
+        raise KeyError(f"no template {key!r} in {where(family_name)}") from None
 
 
 def text(family_name: str, key: str, **values: object) -> str:

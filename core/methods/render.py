@@ -7,8 +7,9 @@
   summaries setting) becomes one user message ``Summary of an earlier conversation …``. A PrefEval
   explicit preference is followed by ``{{output:preference}}``: the model's own reply to it,
   written in a first plan step (PrefEval's ``create_user_pref_message``).
-* :func:`cupid_log` – one text block in the layout of CUPID's official code (``### Session n``,
-  ``#### User`` / ``#### AI Assistant``, ``---`` after each session).
+* :func:`interaction_log` – one text block in the layout of CUPID's official code (``### Session n``,
+  ``#### User`` / ``#### AI Assistant``, ``---`` after each session): CUPID's prompts and the
+  *summaries* context's per-session call (:mod:`core.methods.session_summary`) use it.
 * :func:`transcript` – turns prefixed with a neutral reference ``[S<n>#index]`` so an extractor can
   cite evidence (Re-Centering attributes point at turns); the plan keeps the alias table.
 """
@@ -105,19 +106,17 @@ def conversation(ctx: BuiltContext, final_user: str, system: str | None = None) 
     return merge_same_role(msgs)
 
 
-def cupid_log(ctx: BuiltContext) -> str:
-    """CUPID's interaction log, exactly as its ``utils/formatting.py`` builds it (templates in
-    ``templates/cupid.toml``); a summarised session shows ``#### Summary`` in place of its
-    messages (prefscope's: the repo has no summaries setting)."""
-    return _cupid_log([(cs.session, cs.summary) for cs in ctx.sessions])
-
-
 def single_session_log(session: Session) -> str:
-    """One session in CUPID's log layout, numbered 1 (the per-session summary call)."""
-    return _cupid_log([(session, None)])
+    """One session in the interaction-log layout, numbered 1 (the per-session summary call)."""
+    return interaction_log([(session, None)])
 
 
-def _cupid_log(sessions: list[tuple[Session, str | None]]) -> str:
+def interaction_log(sessions: list[tuple[Session, str | None]]) -> str:
+    """Sessions as one text block in the layout of CUPID's official code (``### Session n``,
+    ``#### User`` / ``#### AI Assistant``, ``---`` after each; the pieces are the ``log_*``
+    templates of family ``cupid``); a summarised session shows ``#### Summary`` in place of its
+    messages (prefscope's: the repo has no summaries setting)."""
+
     def piece(key: str, **values: object) -> str:
         return prompts.text("cupid", key, **values)
 

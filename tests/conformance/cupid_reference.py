@@ -38,8 +38,8 @@ def official_tables(path: Path) -> list[tuple[str, dict]]:
     return [(k, v) for k, v in data.items() if isinstance(v, dict) and "official" in v]
 
 
-METHOD_TEMPLATES = REPO / "core" / "methods" / "templates" / "cupid.toml"
-JUDGE_TEMPLATES = REPO / "core" / "judges" / "prompts" / "cupid.toml"
+METHOD_TEMPLATES = REPO / "core" / "benchmarks" / "cupid" / "templates.toml"
+JUDGE_TEMPLATES = REPO / "core" / "benchmarks" / "cupid" / "prompts.toml"
 
 
 def interaction_log(instance: dict) -> str:

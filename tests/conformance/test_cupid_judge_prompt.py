@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from core.judges.checklist import ChecklistJudge
+from core.benchmarks.cupid.judge_checklist import ChecklistJudge
+from core.benchmarks.cupid.judge_matching import decompose
 from core.judges.common import judge_spec
-from core.judges.preference_matching import decompose
 from tests.conformance.cupid_reference import ref_text, ref_yaml
 from tests.core.judges.scripted import ScriptedJudgeModel
 

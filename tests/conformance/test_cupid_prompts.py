@@ -1,5 +1,5 @@
 """Full prompts of ``cupid-infer`` and ``cupid-generate`` on a hand-written CUPID instance, imported
-through core/formats/cupid, equal an independent rendering from the official YAML and log pieces."""
+through core/benchmarks/cupid/format.py, equal an independent rendering from the official YAML and log pieces."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import json
 
 import pytest
 
-from core.formats import cupid as cupid_format
+from core.benchmarks.cupid import format as cupid_format
+from core.benchmarks.cupid.render import cupid_log
 from core.history.build import build_context
 from core.methods import plan
-from core.methods.render import cupid_log
 from tests.conformance.cupid_reference import interaction_log, ref_yaml
 
 INSTANCE = {

@@ -60,7 +60,7 @@ def test_every_official_cupid_prompt_is_covered():
 
 
 def test_matcher_system_prompt_equals_the_rendered_file():
-    from core.judges.preference_matching import matcher_system
+    from core.benchmarks.cupid.judge_matching import matcher_system
 
     examples = ref_text("evaluation", "modules", "prompts", "preference_matcher_examples_rendered.txt")
     assert examples.count("#### Preference\n\n") == 8 and examples.endswith("```\n\n---")

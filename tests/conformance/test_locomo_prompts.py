@@ -8,10 +8,10 @@ import re
 
 import pytest
 
+from core.benchmarks.locomo.methods import cat5_options
 from core.formats import load_path
 from core.history.build import build_context
 from core.methods import plan, prompts
-from core.methods.locomo import cat5_options
 from tests.conftest import dataset, reference
 
 TABLES = [k for k, t in prompts.family("locomo").items() if "official" in t]

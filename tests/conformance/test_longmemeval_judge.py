@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from core.formats.longmemeval import QUESTION_TYPES
-from core.judges.longmemeval import judge_prompt, prompt_key
+from core.benchmarks.longmemeval.format import QUESTION_TYPES
+from core.benchmarks.longmemeval.judge import judge_prompt, prompt_key
 from core.judges.templates import family, template
 from tests.conformance.longmemeval_reference import ref_text
 from tests.conftest import reference

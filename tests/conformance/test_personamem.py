@@ -9,11 +9,16 @@ from pathlib import Path
 
 import pytest
 
+from core.benchmarks.personamem.answers import (
+    PERSONAMEM_VERSION,
+    options_of,
+    predicted_answer,
+    score_personamem_choice,
+    score_reply,
+)
 from core.formats import load_path
 from core.history.build import build_context
-from core.judges.choice import PERSONAMEM_VERSION, score_personamem_choice
 from core.methods import plan, prompts
-from core.methods.personamem import options_of, predicted_answer, score_reply
 from core.plan import Message
 from tests.conftest import reference
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.judges import taxonomy
+from core.benchmarks.prefeval import judge as taxonomy
 from core.judges.templates import family, template
 from tests.conftest import reference
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from core.judges.preference_matching import micro_prf
-from core.metrics import CupidCounts, checklist_prf, cupid_prf
+from core.benchmarks.cupid.judge_matching import micro_prf
+from core.benchmarks.cupid.metrics import CupidCounts, checklist_prf, cupid_prf
 
 A = CupidCounts(n_true=3, n_predicted=2, true_matched=2.5, predicted_matched=1.5)
 B = CupidCounts(n_true=2, n_predicted=2, true_matched=1.0, predicted_matched=1.0)

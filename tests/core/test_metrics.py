@@ -6,6 +6,14 @@ import numpy as np
 import pytest
 
 from core import metrics
+from core.benchmarks.cupid.metrics import checklist_prf
+from core.benchmarks.interpref.metrics import (
+    bradley_terry,
+    bt_cross_entropy,
+    order_disagreement,
+    pass_rate,
+    win_rate_matrix,
+)
 
 
 def test_cohen_kappa_hand_computed():
@@ -45,7 +53,7 @@ def test_spearman_constant_or_too_short_is_undefined():
 def test_checklist_prf_partial_credit_micro_averaged():
     """P = (1.5 + 1) / (3 + 1); R = (2.5 + 1.5) / (4 + 2)."""
     instances = [([1, 0.5, 0], [1, 1, 0.5, 0]), ([1], [0.5, 1])]
-    prf = metrics.checklist_prf(instances)
+    prf = checklist_prf(instances)
     assert prf.precision == pytest.approx(0.625)
     assert prf.recall == pytest.approx(4 / 6)
     assert prf.f1 == pytest.approx(2 * 0.625 * (4 / 6) / (0.625 + 4 / 6))
@@ -60,15 +68,15 @@ def test_binary_prf():
 
 def test_pass_rate_needs_every_order():
     orders = [[True] * 4, [True, False, True, True], [True] * 4, [False] * 4]
-    assert metrics.pass_rate(orders) == pytest.approx(0.5)
-    assert metrics.order_disagreement(orders) == pytest.approx(0.25)
+    assert pass_rate(orders) == pytest.approx(0.5)
+    assert order_disagreement(orders) == pytest.approx(0.25)
 
 
 def test_bradley_terry_recovers_known_strengths():
     xi = np.array([1.0, 0.0, -1.0])
     w = 1 / (1 + np.exp(-(xi[:, None] - xi[None, :])))
     np.fill_diagonal(w, np.nan)
-    fitted = metrics.bradley_terry(w)
+    fitted = bradley_terry(w)
     assert fitted == pytest.approx(xi, abs=1e-6)
 
 
@@ -77,16 +85,16 @@ def test_bradley_terry_is_a_minimum_of_the_cross_entropy():
     w = np.array(
         [[np.nan, 0.51, 0.65, 0.75], [0.48, np.nan, 0.58, 0.77], [0.34, 0.41, np.nan, 0.60], [0.23, 0.22, 0.39, np.nan]]
     )
-    xi = metrics.bradley_terry(w)
-    best = metrics.bt_cross_entropy(w, xi)
+    xi = bradley_terry(w)
+    best = bt_cross_entropy(w, xi)
     assert list(np.argsort(-xi)) == [0, 1, 2, 3]
     rng = np.random.default_rng(1)
     for _ in range(20):
-        assert metrics.bt_cross_entropy(w, xi + rng.normal(0, 0.05, 4)) > best
+        assert bt_cross_entropy(w, xi + rng.normal(0, 0.05, 4)) > best
 
 
 def test_win_rate_matrix_counts_draws_as_half():
-    w = metrics.win_rate_matrix([("a", "b", 1), ("a", "b", 0.5), ("b", "c", 0)], ["a", "b", "c"])
+    w = win_rate_matrix([("a", "b", 1), ("a", "b", 0.5), ("b", "c", 0)], ["a", "b", "c"])
     assert w[0, 1] == pytest.approx(0.75) and w[1, 0] == pytest.approx(0.25)
     assert w[2, 1] == pytest.approx(1.0) and np.isnan(w[0, 2])
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 
+from core.benchmark import report_section
 from storage.db import open_db
-from storage.report import cupid_generation_table, matching_table
+from storage.report import section_table
 from tests.storage.export_fixtures import Writer, db_with_tiny, judgment
 from tui.cli import main
 
@@ -53,8 +54,8 @@ def db_path(tmp_path):
 def test_matching_table_counts_like_cupid(db_path):
     db = open_db(db_path)
     try:
-        t = matching_table(db, [])
-        g = cupid_generation_table(db, [])
+        t = section_table(db, report_section("cupid-matching"), [])
+        g = section_table(db, report_section("cupid-generation"), [])
     finally:
         db.close()
     [row] = t.as_dicts()

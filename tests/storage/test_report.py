@@ -7,16 +7,15 @@ import math
 import pytest
 from click.testing import CliRunner
 
+from core.benchmark import report_section
 from core.metrics import bootstrap_ci
 from storage.db import open_db
 from storage.export import RunFilter
 from storage.report import (
     ReportError,
     agreement_table,
-    bradley_terry_table,
-    matching_table,
-    pass_table,
     score_table,
+    section_table,
 )
 from tests.storage.export_fixtures import Writer, db_with_tiny, judgment
 from tui.cli import main
@@ -118,7 +117,7 @@ def test_accuracy_and_instance_type_and_origin_factors(tmp_path):
     w.close()
     db = open_db(path)
     acc = score_table(db, "accuracy", ["query_kind"])
-    cupid = _rows(matching_table(db, ["instance_type"]))
+    cupid = _rows(section_table(db, report_section("cupid-matching"), ["instance_type"]))
     origin = _rows(score_table(db, "matching:precision", ["preference_origin"]))
     db.close()
     assert acc.rows[0][0] == "mcq" and acc.rows[0][acc.columns.index("mean")] == pytest.approx(2 / 3)
@@ -147,8 +146,8 @@ def test_interpref_pass_rate_and_bradley_terry(tmp_path):
         w.run(judgments=[judgment(dimension="win", score=s, extra={"model_a": "x:m", "model_b": "y:m"}, **pw)])
     w.close()
     db = open_db(path)
-    p = pass_table(db, ["model"])
-    bt = bradley_terry_table(db)
+    p = section_table(db, report_section("interpref-pass"), ["model"])
+    bt = section_table(db, report_section("interpref-bradley-terry"))
     db.close()
     row = dict(zip(p.columns, p.rows[0]))
     assert (row["n"], row["undecided"], row["pass_rate"], row["order_disagreement"]) == (2, 1, 0.5, 0.5)
@@ -250,6 +249,6 @@ def test_bradley_terry_counts_llm_comparisons_only(tmp_path):
     w.run(judgments=[judgment(score=1.0, judge="demo:heuristic", heuristic=True, **pw)])
     w.close()
     db = open_db(path)
-    rows = {r[0]: r for r in bradley_terry_table(db).rows}
+    rows = {r[0]: r for r in section_table(db, report_section("interpref-bradley-terry")).rows}
     db.close()
     assert rows["x:m"][1] == 2 and rows["x:m"][2] == pytest.approx(0.5)

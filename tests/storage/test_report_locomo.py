@@ -14,8 +14,9 @@ import json
 import pytest
 from click.testing import CliRunner
 
+from core.benchmark import report_section
 from storage.db import open_db
-from storage.report import locomo_table
+from storage.report import section_table
 from tests.cli_runner import cli
 from tests.core.formats.builders import locomo_sample
 from tui.cli import main
@@ -121,7 +122,7 @@ def test_category_factor_names_the_category(db):
 def test_storage_function_across_models(db):
     conn = open_db(db)
     try:
-        table = locomo_table(conn, [])
+        table = section_table(conn, report_section("locomo"), [])
     finally:
         conn.close()
     rows = {r[-4]: r for r in table.rows}  # metric -> row (judge, version, demo, metric, n, failed, accuracy)

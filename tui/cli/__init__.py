@@ -1,6 +1,8 @@
 """`prefscope` command line. With no subcommand it opens the workbench.
 
-Subcommands live one per module in this package and are imported only when invoked, so
+Subcommands live one per module in :mod:`tui.cli.commands`, each declaring its name, help, examples
+and whether it writes (``COMMAND``). They are imported only when invoked: the listing comes from
+``tui/cli/manifest.json`` (:mod:`tui.cli.manifest`), generated from those declarations, so
 ``prefscope --help`` and the TUI start without loading litellm, anthropic or torch.
 """
 
@@ -10,34 +12,9 @@ import importlib
 
 import click
 
-#: command name -> "module:attribute" (a click.Command). Order is the help order.
-COMMANDS: dict[str, str] = {
-    "demo": "tui.cli.open_app:demo",
-    "serve": "tui.cli.open_app:serve",
-    "import": "tui.cli.data:import_cmd",
-    "import-results": "tui.cli.import_results:import_results",
-    "embed": "tui.cli.embed:embed",
-    "users": "tui.cli.data:users",
-    "show": "tui.cli.data:show",
-    "schema": "tui.cli.data:schema",
-    "paths": "tui.cli.data:paths",
-    "prompt": "tui.cli.prompt:prompt",
-    "run": "tui.cli.run:run",
-    "runs": "tui.cli.run:runs",
-    "judge": "tui.cli.judge:judge",
-    "attributes": "tui.cli.judge:attributes",
-    "relevance": "tui.cli.judge:relevance",
-    "pairwise": "tui.cli.pairwise:pairwise",
-    "diagnose": "tui.cli.diagnose:diagnose",
-    "batch": "tui.cli.batch:batch",
-    "export": "tui.cli.export:export",
-    "report": "tui.cli.export:report",
-    "compare": "tui.cli.compare:compare",
-    "annotate": "tui.cli.annotate:annotate",
-    "agreement": "tui.cli.agreement:agreement",
-    "audit-judge": "tui.cli.audit_judge:audit_judge",
-    "benchmarks": "tui.cli.benchmarks:benchmarks",
-}
+from tui.cli.manifest import COMMANDS, DECLARED
+
+__all__ = ["COMMANDS", "main"]
 
 
 class LazyGroup(click.Group):
@@ -50,8 +27,9 @@ class LazyGroup(click.Group):
             return None
         module_name, attr = target.split(":")
         command: click.Command = getattr(importlib.import_module(module_name), attr)
-        if name in EXAMPLES and "Examples:" not in (command.epilog or ""):
-            lines = "\n".join(f"  {example}" for example in EXAMPLES[name])
+        examples = DECLARED[name].examples
+        if examples and "Examples:" not in (command.epilog or ""):
+            lines = "\n".join(f"  {example}" for example in examples)
             command.epilog = "\n\n".join(filter(None, [command.epilog, f"\b\nExamples:\n{lines}"]))
         return command
 
@@ -74,38 +52,9 @@ class LazyGroup(click.Group):
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         # Short help without importing each command's module (keeps --help instant).
-        rows = [(name, HELP.get(name, "")) for name in self.list_commands(ctx)]
+        rows = [(name, DECLARED[name].help) for name in self.list_commands(ctx)]
         with formatter.section("Commands"):
             formatter.write_dl(rows)
-
-
-HELP = {
-    "demo": "Open the workbench on the sample users with offline demo models.",
-    "serve": "Serve the workbench in a browser (textual-serve).",
-    "import": "Import a dataset file or folder (auto-detected format).",
-    "import-results": "Import answers produced elsewhere (PrefEval results, JSONL) as runs.",
-    "embed": "Embed users' histories now, so RAG runs start warm.",
-    "users": "List imported users.",
-    "show": "Print a user's session timeline with gold evidence marked.",
-    "schema": "Print the JSON Schema of the native bundle format.",
-    "paths": "Print where the database, config and cache live.",
-    "prompt": "Print the exact prompt plan for a user, query and method.",
-    "run": "Stream models side by side for one case and store the run.",
-    "runs": "List stored runs.",
-    "judge": "Re-judge stored runs (ids or a --label) without regenerating.",
-    "attributes": "Extract or list a user's attributes.",
-    "relevance": "Show relevance decisions for a run.",
-    "pairwise": "InterPref pass and win rate for two runs with opposed preferences.",
-    "diagnose": "Why each answer failed: not in context, not retrieved, not known, or not applied.",
-    "batch": "Run a grid of cases with bounded concurrency (resumable).",
-    "export": "Export runs to CSV or JSONL.",
-    "report": "Aggregate tables of stored runs (by model, method, context …).",
-    "compare": "Is B better than A? Paired tests on the items both answered, and what regressed.",
-    "annotate": "Label answers blind as a named annotator (queues), or import labels from a CSV.",
-    "agreement": "Agreement of annotators and judges per dimension: kappa, weighted kappa, alpha, confusion.",
-    "audit-judge": "Is this judge biased? Position flips, length bias, self-preference, test-retest.",
-    "benchmarks": "List the installed benchmarks: formats, methods, judges, report sections, profile.",
-}
 
 
 EPILOG = """Ids: every command takes a full run, user or query id or any unique prefix of it (a run also by
@@ -125,75 +74,6 @@ Exit codes:
 Examples:
   prefscope demo
   prefscope run maya p1-open --model demo:oracle --model openai:gpt-4o-mini"""
-
-
-#: Two examples per command, shown at the end of its --help (ids: a full id or a unique prefix).
-EXAMPLES: dict[str, tuple[str, str]] = {
-    "demo": ("prefscope demo", "prefscope --db /tmp/demo.db demo"),
-    "serve": ("prefscope serve", "prefscope serve --host 0.0.0.0 --port 8080  # prints the URL with its token"),
-    "import": ("prefscope import ../shared/datasets/prefeval", "prefscope import locomo10.json --user-speaker b"),
-    "embed": ("prefscope embed", "prefscope embed maya priya"),
-    "import-results": (
-        "prefscope import-results ../shared/datasets/prefeval/SFT",
-        "prefscope import-results answers.jsonl --format jsonl",
-    ),
-    "users": ("prefscope users", "prefscope users --json | jq -r '.users[].id'"),
-    "show": ("prefscope show maya --query p1-open", "prefscope show maya --session maya-p1-e4a"),
-    "schema": ("prefscope schema > user.schema.json", "prefscope schema --filler"),
-    "paths": ("prefscope paths", "PREFSCOPE_CONFIG=~/lab.toml prefscope paths"),
-    "prompt": (
-        "prefscope prompt maya p1-open --context long --method rag",
-        "prefscope prompt maya p1-open --json",
-    ),
-    "run": (
-        "prefscope run maya p1-open --model demo:oracle --model openai:gpt-4o-mini",
-        "prefscope run maya p1-o --method rag --plain  # p1-o: a unique prefix of p1-open",
-    ),
-    "runs": ("prefscope runs --user maya --limit 10", "prefscope runs --json | jq -r '.[0].id'"),
-    "judge": (
-        "prefscope judge 3e59b2be --judge demo:heuristic --dry-run",
-        "prefscope judge --label 'imported:single_pref_remind/*' --judge demo:heuristic  # every imported answer",
-    ),
-    "attributes": ("prefscope attributes maya", "prefscope attributes maya --model openai:gpt-4o-mini --no-dedup"),
-    "relevance": (
-        "prefscope relevance 3e59b2be --no-embedding",
-        "prefscope relevance 3e59b2be --model openai:gpt-4o-mini",
-    ),
-    "pairwise": (
-        "prefscope pairwise 3e59b2be 9c01d4aa --judge openai:gpt-4o-mini",
-        "prefscope pairwise 3e59b2be 9c01d4aa --judge anthropic:claude-3-5-haiku-latest",
-    ),
-    "diagnose": (
-        "prefscope diagnose 3e59b2be --probe --steps",
-        "prefscope diagnose --batch mybatch --json",
-    ),
-    "batch": (
-        "prefscope batch --user maya --query-kind open --model demo:oracle --model demo:generic --dry-run",
-        "prefscope batch --grid grid.toml --retry-failed --yes",
-    ),
-    "export": ("prefscope export --runs 3e59b2be --format jsonl", "prefscope export --batch mybatch --out runs.csv"),
-    "report": (
-        "prefscope report --by model,expression_type",
-        "prefscope report --batch mybatch --metric accuracy --csv t.csv",
-    ),
-    "compare": (
-        "prefscope compare zs-batch reminder-batch --metric rubric:alignment",
-        "prefscope compare method=zero-shot method=reminder --batch fig5 --tui",
-    ),
-    "annotate": (
-        "prefscope annotate lab1 --batch fig5 --sample 30 --annotator ann",
-        "prefscope annotate --import labels.csv",
-    ),
-    "agreement": (
-        "prefscope agreement --queue lab1",
-        "prefscope agreement --batch fig5 --csv agreement.csv --png figs/",
-    ),
-    "audit-judge": (
-        "prefscope audit-judge demo:heuristic --batch fig5",
-        "prefscope audit-judge openai:gpt-4o-mini --batch fig5 --no-pairs",
-    ),
-    "benchmarks": ("prefscope benchmarks", "prefscope benchmarks locomo --json"),
-}
 
 
 @click.group(

@@ -1,4 +1,5 @@
-"""What every CLI command shares: the console, failing with one red line, opening the workbench."""
+"""What the CLI commands share: the console, failing with one red line, resolving ids and model
+names, opening the workbench."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from rich.console import Console
 from rich.text import Text
 
 from core.text.terminal_safe import terminal_safe
+from tui.cli.manifest import DECLARED
 
 console = Console(highlight=False)
 
@@ -69,6 +71,38 @@ def query_of(bundle, given: str):
         fail(terminal_safe(str(exc)))
 
 
+def check_models(settings, model_ids: list[str]) -> None:
+    """One red line naming the known providers for a model id no provider serves (before any work)."""
+    from core.providers import check_model_name
+
+    for model_id in model_ids:
+        problem = check_model_name(model_id.removeprefix("replay:"), settings)
+        if problem:
+            fail(terminal_safe(problem))
+
+
+def user_bundle(workbench, user: str, query: str):
+    """The stored user (full id or unique prefix), checked to have the query (one red line otherwise)."""
+    bundle = user_of(workbench, user)
+    try:
+        bundle.query(query)
+    except KeyError as exc:
+        fail(terminal_safe(str(exc).strip("'\"")))
+    return bundle
+
+
+def root_obj(ctx) -> dict:
+    """The root command's options (``--db``, ``--config``, ``--user``) from any command's context."""
+    return ctx.find_root().obj or {}
+
+
+def open_data(ctx, *, must_exist: bool = False):
+    """The workbench without sample data, for the commands that manage the data themselves
+    (``import``, ``users``, ``show``); reading commands do not create a database just to say it is
+    empty."""
+    return open_workbench(root_obj(ctx), sample_data=False, must_exist=must_exist)
+
+
 def settings_of(obj: dict | None):
     """Settings for this invocation: --config / --db from the root command win over the file."""
     from core.settings import SettingsError, load_settings
@@ -85,9 +119,10 @@ def settings_of(obj: dict | None):
     return settings
 
 
-#: Commands that only read the database: they open it read-only and never create it. (`prompt`
-#: writes caches into a database that exists; without one it uses the sample data in memory.)
-READ_ONLY_COMMANDS = frozenset({"users", "show", "runs", "export", "report", "agreement"})
+#: Commands that only read the database (declared ``writes=False``): they open it read-only and
+#: never create it. (`prompt` writes caches into a database that exists; without one it uses the
+#: sample data in memory.)
+READ_ONLY_COMMANDS = frozenset(name for name, info in DECLARED.items() if not info.writes)
 
 
 def no_database(path) -> str:

@@ -1,9 +1,7 @@
-"""Opening the workbench: `prefscope` (no subcommand), `prefscope demo`, `prefscope serve`, and on a
-paired comparison (`prefscope compare A B --tui`)."""
+"""Opening the workbench: `prefscope` (no subcommand) and `prefscope demo`, in annotation mode
+(`prefscope annotate QUEUE`), and on a paired comparison (`prefscope compare A B --tui`)."""
 
 from __future__ import annotations
-
-import click
 
 from tui.cli.common import open_workbench
 from tui.cli.errors import exit_quietly_on_damage, report_damage
@@ -28,10 +26,11 @@ def _build(obj: dict, *, demo: bool, user: str | None = None):
     )
     app.startup_notes = list(workbench.startup_notes)
     if demo:
-        from tui.real_answers import prefeval_dir
+        from app.recorded_cases import recorded_case
 
-        if prefeval_dir(workbench.settings.prefeval_dir) is not None:
-            app.startup_notes.append("f4: answers a real model gave (PrefEval's recorded Mixtral 8x7B answers)")
+        case = recorded_case()
+        if case is not None and case.locate(workbench.settings) is not None:
+            app.startup_notes.append(f"f4: answers a real model gave ({case.TITLE})")
     exit_quietly_on_damage(app)
     return app
 
@@ -99,50 +98,3 @@ def open_annotate(obj: dict, queue: str, annotator: str | None) -> None:
         fail(terminal_safe(str(exc)))
     app.run()
     report_damage(app, app.workbench.db_path)
-
-
-@click.command()
-@click.option("--user", "user", default=None, help="Open on this user (an id or a unique prefix of one).")
-@click.pass_obj
-def demo(obj: dict, user: str | None) -> None:
-    """Open the workbench on the sample users with the offline demo models."""
-    open_app(obj, demo=True, user=user or obj.get("user"))
-
-
-@click.command()
-@click.option("--host", default="127.0.0.1", show_default=True)
-@click.option("--port", default=8000, show_default=True, type=int)
-@click.option(
-    "--token",
-    envvar="PREFSCOPE_SERVE_TOKEN",
-    default=None,
-    help="Required in the URL (?token=); off loopback one is generated when not given. [env PREFSCOPE_SERVE_TOKEN]",
-)
-@click.pass_obj
-def serve(obj: dict, host: str, port: int, token: str | None) -> None:
-    """Serve the workbench in a browser (textual-serve), for demos."""
-    import shlex
-    import sys
-
-    from tui.serve_guard import GuardedServer, is_loopback, serve_token
-
-    token, generated = serve_token(host, token)
-    args = [sys.executable, "-m", "tui.cli"]
-    if obj.get("db"):
-        args += ["--db", obj["db"]]
-    if obj.get("config"):
-        args += ["--config", obj["config"]]
-    url = f"http://{f'[{host}]' if ':' in host else host}:{port}/"
-    if token:
-        url += f"?token={token}"
-    if not is_loopback(host):
-        click.echo(
-            f"serving on {host}: anyone who can reach this port and has the token drives the workbench "
-            "(the API keys in this environment, every stored run)",
-            err=True,
-        )
-    if generated:
-        click.echo("no --token given: generated one for this session", err=True)
-    click.echo(f"prefscope is served at {url}  (Ctrl+C to stop)", err=True)
-    server = GuardedServer(" ".join(shlex.quote(a) for a in args), host=host, port=port, title="prefscope", token=token)
-    server.serve()

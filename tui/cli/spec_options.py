@@ -1,11 +1,17 @@
 """The options that define a run, shared by `prefscope run` and `prefscope prompt`: one decorator
-adds them, one function turns them into the RunSpec, so `prompt` prints the plan `run` sends."""
+adds them, one function turns them into the RunSpec, so `prompt` prints the plan `run` sends.
+
+--context, --turns, --method and --judge left out start from the user's benchmark's profile
+(``--profile NAME`` another's, ``--profile none`` prefscope's own defaults): see
+:mod:`core.run.profile`. So their click defaults are None, to tell an option given from one not.
+"""
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING
 
 import click
 
@@ -14,12 +20,19 @@ from core.run.spec import RunSpec
 from core.settings import Settings
 from tui.cli.common import fail
 
+if TYPE_CHECKING:
+    from core.run.profile import Resolved
+
+#: Added to the profile's note (``prompt`` prints it, ``run`` stores it with the plan): how to leave it.
+PROFILE_HINT = "an option given wins; --profile none: prefscope's defaults"
+
 
 @dataclass(frozen=True)
 class SpecOptions:
     expression: int | None
-    context: str
-    method: str
+    #: None: not given (the profile's, else prefscope's default).
+    context: str | None
+    method: str | None
     seed: int
     turns: int | None
     turns_order: str
@@ -36,10 +49,28 @@ class SpecOptions:
     judges: tuple[str, ...]
     replay: bool
     force: bool
+    #: A benchmark name, "none", or None: the user's benchmark's.
+    profile: str | None
 
-    def spec(self, settings: Settings, bundle: UserBundle, query_id: str) -> RunSpec:
+    def resolve(self, settings: Settings, bundle: UserBundle) -> Resolved:
+        """Context, turns, method and judges: the options given, else the profile's, else
+        prefscope's defaults (one red line for an unknown --profile or a --turns nothing takes)."""
+        from core.history.configs import CONFIGS
+        from core.run.profile import Choice, choose, prefscope_defaults, resolve, takes_turns
+
+        benchmark = choose(self.profile, bundle.user.source)  # the name was checked when parsed
+        given = Choice(self.context, self.turns, self.method, self.judges)
+        resolved = resolve(given, benchmark, prefscope_defaults(settings.judge), settings.judge)
+        if self.turns is not None and not takes_turns(resolved.context):
+            names = " or ".join(c.name for c in CONFIGS.values() if c.takes_turns)
+            whose = f", from the {resolved.title} profile" if "context" in resolved.from_profile else ""
+            fail(f"--turns goes with --context {names} (got --context {resolved.context}{whose})")
+        return resolved
+
+    def spec(self, settings: Settings, bundle: UserBundle, query_id: str, resolved: Resolved | None = None) -> RunSpec:
         """The RunSpec these options describe (one red line for a bad --model or --base-url).
-        Without --expression: the most implicit expression type the user has (as in the TUI)."""
+        Without --expression: the most implicit expression type the user has (as in the TUI).
+        ``resolved``: :meth:`resolve`'s answer when the caller has it already."""
         from core.providers.base import ModelParams, ModelSpec
 
         urls = _parse_base_urls(self.base_urls)
@@ -51,8 +82,7 @@ class SpecOptions:
             specs = [ModelSpec(id=i, params=params, base_url=urls.get(i.removeprefix("replay:"))) for i in ids]
         except ValueError as exc:
             fail(f"bad --model: {exc.errors()[0]['input']!r} (expected provider:model)")  # type: ignore[attr-defined]
-        if self.turns is not None and self.context.strip().lower().replace("_", "-") not in ("prefeval-turns", "turns"):
-            fail(f"--turns goes with --context prefeval-turns (got --context {self.context})")
+        chosen = resolved or self.resolve(settings, bundle)
         expression = self.expression if self.expression is not None else bundle.expression_types()[-1]
         options: dict = {}
         if self.k:
@@ -66,16 +96,16 @@ class SpecOptions:
             user_id=bundle.user.id,
             query_id=query_id,
             expression_type=expression,
-            context=self.context,
+            context=chosen.context,
             seed=self.seed,
-            turns=self.turns,
+            turns=chosen.turns,
             turns_order=self.turns_order,
             evidence_depth=self.evidence_depth,
             filler_pools=list(self.filler_pools) or None,
-            method=self.method,
+            method=chosen.method,
             method_options=options,
             models=specs,
-            judges=list(self.judges) or ([settings.judge] if settings.judge else []),
+            judges=list(chosen.judges),
             force=self.force,
             replay=self.replay,
         )
@@ -94,18 +124,21 @@ _OPTIONS = [
         "--context",
         "-c",
         "context",
-        default="simple",
-        show_default=True,
-        help="simple, normal, long, very_long, extended, extreme, full, oracle, summaries, none, custom, prefeval-turns.",
+        default=None,
+        help="simple, normal, long, very_long, extended, extreme, full, oracle, summaries, none, custom, "
+        "prefeval-turns (default: the profile's, else simple).",
     ),
-    click.option("--method", "-m", "method", default="zero-shot", show_default=True, help="See --list-methods."),
+    click.option(
+        "--method", "-m", "method", default=None, help="See --list-methods (default: the profile's, else zero-shot)."
+    ),
     click.option("--seed", "seed", type=int, default=0, show_default=True, help="Filler choice and placement."),
     click.option(
         "--turns",
         "turns",
         type=click.IntRange(0),
         default=None,
-        help="prefeval-turns context: N inter turns (2N messages of PrefEval's pool) after the preference.",
+        help="prefeval-turns context: N inter turns (2N messages of PrefEval's pool) after the preference "
+        "(default: the profile's, else 0).",
     ),
     click.option(
         "--turns-order",
@@ -151,9 +184,24 @@ _OPTIONS = [
     click.option(
         "--timeout", "timeout_s", type=float, default=300.0, show_default=True, help="Deadline per call in seconds."
     ),
-    click.option("--judge", "judges", multiple=True, help="e.g. demo:heuristic or rubric:openai:gpt-4o-mini."),
+    click.option(
+        "--judge",
+        "judges",
+        multiple=True,
+        help="e.g. demo:heuristic or rubric:openai:gpt-4o-mini (default: the profile's, else the configured judge).",
+    ),
     click.option("--replay", "replay", is_flag=True, help="Serve every model from its recorded responses."),
     click.option("--force", "force", is_flag=True, help="Go on even if the prompt exceeds a model's context window."),
+    click.option(
+        "--profile",
+        "profile",
+        default=None,
+        metavar="NAME|none",
+        callback=lambda ctx, param, value: _known_profile(value),
+        help="Start from this benchmark's defaults (context, turns, method, judge; see `prefscope benchmarks`); "
+        "default: the user's benchmark's; none: prefscope's own (simple, zero-shot, the configured judge). "
+        "An option given always wins.",
+    ),
 ]
 _NAMES = [f.name for f in fields(SpecOptions)]
 
@@ -171,6 +219,18 @@ def spec_options(command: Callable) -> Callable:
     return wrapper
 
 
+def _known_profile(value: str | None) -> str | None:
+    """``--profile``'s value, refused (a usage error) unless it names a profile or ``none``."""
+    from core.run.profile import UnknownProfile, choose
+
+    if value is not None:
+        try:
+            choose(value, None)
+        except UnknownProfile as exc:
+            raise click.BadParameter(str(exc)) from None
+    return value
+
+
 def _parse_base_urls(items: tuple[str, ...]) -> dict[str, str]:
     out = {}
     for item in items:
@@ -179,3 +239,11 @@ def _parse_base_urls(items: tuple[str, ...]) -> dict[str, str]:
             fail(f"--base-url takes MODEL=URL, e.g. openai:llama-3=http://127.0.0.1:8000/v1 (got {item!r})")
         out[model] = url
     return out
+
+
+def with_profile_hint(message: str, resolved: Resolved) -> str:
+    """An error of a plan built from a profile's defaults, saying so (they were not typed)."""
+    if not resolved.applied:
+        return message
+    chosen = ", ".join(f"{name} {value}" for name, value in resolved.applied)
+    return f"{message} (from the {resolved.title} profile: {chosen}; {PROFILE_HINT})"

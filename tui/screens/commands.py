@@ -47,7 +47,7 @@ def _commands(screen) -> list[tuple[str, Callable[[], object], str]]:
         ("Zoom the analysis tabs", screen.action_zoom_tabs, "f2"),
         ("Hide / show the timeline", screen.action_toggle_timeline, "f3"),
         ("Re-open the latest stored run", partial(_reopen_latest, screen), "Runs tab, enter"),
-        ("Real answers: PrefEval's recorded Mixtral 8x7B answers", screen.action_real_answers, "f4"),
+        ("Real answers: answers a real model gave, recorded with a benchmark", screen.action_real_answers, "f4"),
         ("Export the marked answers' runs as CSV…", screen.tabs.runs.grid.action_export, "Runs tab, e"),
         ("Probe: ask the run's models its knowledge probes, then diagnose", screen.action_probe, "p"),
         ("Diagnosis funnel of the runs listed", screen.tabs.runs.action_funnel, "Runs tab, d"),

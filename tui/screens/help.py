@@ -31,7 +31,7 @@ HELP = """\
 | `tab` / `shift+tab` | next / previous control: timeline, run bar row by row, answers, the shown tab |
 | `f2` | analysis tabs take the right side (80 columns: tabs ⇄ answers) |
 | `f3` | hide / show the timeline |
-| `f4` | answers a real model gave: PrefEval's recorded Mixtral 8x7B answers (from ../shared) |
+| `f4` | answers a real model gave, recorded with a benchmark (the start-up note names them; read from ../shared) |
 | Judges tab | `h` score the row's answer · `p` pick the better of two answers |
 | Attributes tab | `a` accept · `u` uncertain · `x` reject |
 | Relevance tab | `y` / `n` your label · `d` gold + BM25 deciders · `D` also embeddings |

@@ -82,7 +82,7 @@ class MainScreen(Screen):
         _key("f3", "toggle_timeline", "Timeline", "Hide or show the timeline", show=False),
         _key("slash", "search", "Search", "Search the user's turns (full text)", show=False),
         _key("ctrl+s", "human_score", "Score", "Score the focused answer yourself (stored as human)", show=False),
-        _key("f4", "real_answers", "Real answers", "Answers a real model gave (PrefEval's Mixtral 8x7B)", show=False),
+        _key("f4", "real_answers", "Real answers", "Answers a real model gave (recorded with a benchmark)", show=False),
         _key(
             "J",
             "judge_quality",
@@ -163,13 +163,22 @@ class MainScreen(Screen):
 
     # -- choosing ------------------------------------------------------------------------
     def load_user(self, user_id: str) -> None:
+        from core.run.profile import choose
+
         self.bundle = bundle = self.workbench.user(user_id)
         bar = self.query_one(RunBar)
         bar.set_queries(bundle, bundle.queries[0].id if bundle.queries else None)
+        # A benchmark's user starts from its profile; the operator's own changes stay (run_bar).
+        benchmark = choose(None, bundle.user.source)
+        bar.use_profile(benchmark, self.workbench.settings.judge)
         bar.set_filler_pools(self.workbench.filler_pool_choices(user_id))
         u = bundle.user
-        # The header shows the title as plain text; controls still have to be made visible.
-        self.sub_title = terminal_safe(f"user: {u.name or u.id} ({u.source})  ·  db: {self.workbench.db_path.name}")
+        # The header shows the title as plain text; controls still have to be made visible. It names
+        # the profile first: on a narrow screen the run bar has no room for its button.
+        profile = f"profile {benchmark.title}  ·  " if benchmark is not None else ""
+        self.sub_title = terminal_safe(
+            f"{profile}user: {u.name or u.id} ({u.source})  ·  db: {self.workbench.db_path.name}"
+        )
         self.tabs.attributes.show_user(bundle)
         self.refresh_timeline()
 
@@ -249,13 +258,16 @@ class MainScreen(Screen):
             self.tabs.prompt.show(prepared.prompt_text)
 
     async def _start_run(self, spec: RunSpec, plan: PromptPlan) -> None:
+        from core.run.profile import noted
+
         self.plan = plan
         self.query_one(EmbedAhead).pause()  # the streams get both cores (it resumes when the run ends)
         self.tabs.judges.clear_items()
         self.tabs.evidence.show([], [m.id for m in spec.models])
         self.tabs.relevance.show_run(None, None, None, None)  # the last run's labels are not this run's
         self.tabs.diagnosis.clear("The run is streaming: each answer is diagnosed once it is judged.")
-        await self.run_view.start(spec, plan, self.bundle)
+        # The stored plan notes where its defaults came from (the user's benchmark's profile).
+        await self.run_view.start(spec, noted(plan, self.query_one(RunBar).profile_now()), self.bundle)
         self.refresh_timeline()
 
     # -- what the run view reports -------------------------------------------------------
@@ -392,21 +404,25 @@ class MainScreen(Screen):
         self.run_worker(self._real_answers(), group="real-answers", exclusive=True, exit_on_error=False)
 
     async def _real_answers(self) -> None:
-        """Import PrefEval's recorded Mixtral answers once, then show one user's at every depth."""
+        """Import a benchmark's recorded answers once, then show one user's (PrefEval's Mixtral
+        answers at every depth, from the registry: :mod:`app.recorded_cases`)."""
         import asyncio
 
-        from tui.real_answers import load_real_answers, missing_message, prefeval_dir
+        from app.recorded_cases import load_recorded_answers, recorded_case
 
-        configured = self.workbench.settings.prefeval_dir
-        root = prefeval_dir(configured)
-        if root is None:
-            self.notify(missing_message(configured), severity="warning", timeout=12, markup=False)
+        case = recorded_case()
+        root = case.locate(self.workbench.settings) if case is not None else None
+        if case is None or root is None:
+            message = (
+                case.missing_message(self.workbench.settings) if case else "no installed benchmark has recorded answers"
+            )
+            self.notify(message, severity="warning", timeout=12, markup=False)
             return
-        self.notify("Reading PrefEval's recorded answers …", timeout=3)
+        self.notify(f"Reading {case.TITLE} …", timeout=3, markup=False)
 
         def load():
             with self.workbench.connection() as db:
-                return load_real_answers(db, root)
+                return load_recorded_answers(db, case, root)
 
         real = await asyncio.to_thread(load)
         bar = self.query_one(RunBar)
@@ -414,15 +430,7 @@ class MainScreen(Screen):
         self.tabs.runs.refresh_runs()
         self.tabs.runs.query_one("#runs-filter").value = f"user:{real.user_id}"
         self.show_tab("runs")
-        self.notify(
-            terminal_safe(
-                f"{real.runs} answers Mixtral 8x7B really gave {real.user_id} (PrefEval, reminder method, "
-                f"0–68 inter turns; recorded, not generated here — CC BY-NC 4.0). space marks, c compares; "
-                "ctrl+r runs the demo models on the same question."
-            ),
-            timeout=15,
-            markup=False,
-        )
+        self.notify(terminal_safe(case.shown_message(real.user_id, real.runs)), timeout=15, markup=False)
 
     def action_judge_quality(self) -> None:
         """Agreement between every rater (annotators, judges) of the runs the Runs tab lists."""

@@ -1,10 +1,18 @@
-"""The run bar: what to run — user, query, expression type, context (+ seed), method, models, judge,
-and whether to force a context larger than a model's window.
+"""The run bar: what to run — user, query, expression type, context (+ seed, or inter turns for a
+context that takes them), method, models, judge, and whether to force a context larger than a
+model's window.
 
 It only holds choices and reports them (``choices()``; ``UserChosen`` and ``Changed`` when the
 operator changes one); the screen turns them into a RunSpec. Three compact rows (four on a narrow
 screen, where the query takes a row of its own), so it fits 80 columns and leaves the panes their
 height.
+
+A user of a benchmark starts from its profile (:mod:`core.run.profile`: context, turns, method,
+judge), named by the "profile" button (pressed: back to it; marked * when a choice differs). A
+choice shown otherwise than the profile (or the defaults) gives — the operator's, or a re-opened
+run's — stays when another user is chosen, as an option given on the command line wins over the
+profile; the others follow the new user's profile, or prefscope's defaults for a user of no
+benchmark.
 """
 
 from __future__ import annotations
@@ -12,6 +20,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from textual import on
 from textual.app import ComposeResult
@@ -19,24 +28,21 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Button, Checkbox, Input, OptionList, Select
 
+from core.history.configs import CONFIGS
 from core.model import EXPRESSION_TYPES, UserBundle
 from core.providers.base import ModelSpec
+from core.run.profile import DEFAULT_CONTEXT, DEFAULT_METHOD, Choice, Resolved, resolve, takes_turns
 from core.run.spec import RunSpec
 from tui.safe_text import safe_text
 
-#: Context configurations offered in the picker (core.history.configs.CONFIGS minus "custom", which needs ids).
-CONTEXTS = [
-    ("simple", "Simple ~2K"),
-    ("normal", "Normal 37K"),
-    ("long", "Long 72K"),
-    ("very_long", "Very Long 142K"),
-    ("extended", "Extended 142K tail"),
-    ("extreme", "Extreme 247K tail"),
-    ("full", "CUPID full"),
-    ("oracle", "CUPID oracle"),
-    ("summaries", "CUPID summaries"),
-    ("none", "No history"),
-]
+if TYPE_CHECKING:
+    from core.benchmark import Benchmark
+
+#: Context configurations offered in the picker: (name, label) of those with a picker label (not
+#: "custom", which needs session ids).
+CONTEXTS = [(c.name, c.picker_label) for c in CONFIGS.values() if c.picker_label]
+#: The choices a profile sets, and the run bar's widget for each.
+PROFILE_WIDGETS = {"context": "rb-context", "turns": "rb-turns", "method": "rb-method", "judge": "rb-judge"}
 
 
 #: Characters of a query entry in the picker (one line each; the highlighted one shows its whole text).
@@ -56,6 +62,8 @@ class Choices:
     force: bool
     #: The one filler pool chosen, or "" for the user's own source's pools (the spec's default).
     filler_pool: str = ""
+    #: Inter turns, for a context that takes them (None: not set).
+    turns: int | None = None
 
     def spec(self) -> RunSpec | None:
         """The run these choices describe; None until a user, a query and a model are chosen."""
@@ -72,6 +80,7 @@ class Choices:
             judges=[self.judge] if self.judge else [],
             force=self.force,
             filler_pools=[self.filler_pool] if self.filler_pool else None,
+            turns=self.turns,
         )
 
 
@@ -136,7 +145,12 @@ class RunBar(Vertical):
     RunBar SelectCurrent #label { text-wrap: nowrap; text-overflow: ellipsis; }
     RunBar #rb-method { width: 24; }
     RunBar #rb-judge { width: 22; }
-    RunBar #rb-seed { width: 10; margin-right: 1; }
+    RunBar #rb-seed, RunBar #rb-turns { width: 10; margin-right: 1; }
+    RunBar #rb-turns { display: none; }
+    RunBar.takes-turns #rb-turns { display: block; }
+    RunBar.takes-turns #rb-seed { display: none; }
+    RunBar #rb-profile { display: none; max-width: 30; text-wrap: nowrap; text-overflow: ellipsis; }
+    RunBar.with-profile #rb-profile { display: block; }
     RunBar #rb-filler { width: 38; }
     RunBar #rb-force { width: auto; margin-right: 1; }
     RunBar Button { width: auto; min-width: 8; margin-left: 1; }
@@ -158,6 +172,12 @@ class RunBar(Vertical):
         self._default_judge = default_judge if default_judge in judges else (judges[0] if judges else "")
         self._from_code = False
         self._bundle: UserBundle | None = None  # whose queries the query picker lists
+        #: The benchmark whose profile the user started from (None: prefscope's defaults), the
+        #: configured judge (a judge model makes a profile's LLM judge), and the values the profile
+        #: (or the defaults) give: a choice shown otherwise is the operator's.
+        self._benchmark: Benchmark | None = None
+        self._judge_setting: str | None = None
+        self._base: dict[str, Any] = resolve(Choice(), None, self._defaults(), None).values()
         self._expanded: int | None = None  # the query entry showing its whole text
         #: (label, pool id or "" for the default) of the filler picker, for the command palette.
         self.filler_labels: list[tuple[str, str]] = []
@@ -193,6 +213,14 @@ class RunBar(Vertical):
                     compact=True,
                     tooltip="Seed for filler placement (same seed, same history)",
                 )
+                yield Input(
+                    "",
+                    placeholder="turns",
+                    id="rb-turns",
+                    type="integer",
+                    compact=True,
+                    tooltip="Inter turns after the preference (N turns: the pool's first 2N messages; empty: none)",
+                )
                 yield Select([("filler: default", "")], value="", id="rb-filler", allow_blank=False, compact=True)
             with Horizontal(id="rb-row3"):
                 yield Select(
@@ -215,6 +243,7 @@ class RunBar(Vertical):
                     compact=True,
                     tooltip="Send even when the prompt is larger than a model's context window",
                 )
+                yield Button("profile", id="rb-profile", compact=True)
 
     def _models_label(self) -> str:
         return f"models {len(self.models)}"
@@ -264,6 +293,8 @@ class RunBar(Vertical):
             self.post_message(self.RunRequested())
         elif event.button.id == "rb-models":
             self.pick_models()
+        elif event.button.id == "rb-profile":
+            self.back_to_profile()
 
     def pick_models(self) -> None:
         """Let the operator choose the models to run (from the app's available ones)."""
@@ -294,9 +325,86 @@ class RunBar(Vertical):
     @on(Select.Changed, "#rb-filler")
     @on(Checkbox.Changed, "#rb-force")
     @on(Input.Changed, "#rb-seed")
+    @on(Input.Changed, "#rb-turns")
     def _choice_changed(self) -> None:
+        self._show_turns()
+        self._show_profile()
         if not self._from_code:
             self.post_message(self.Changed())
+
+    @on(Select.Changed, "#rb-judge")
+    def _judge_changed(self) -> None:
+        self._show_profile()  # the judge does not shape the prompt: no Changed
+
+    # -- the profile -----------------------------------------------------------------------
+    def _defaults(self) -> Choice:
+        """prefscope's own choices (a user of no benchmark, ``--profile none``)."""
+        method = self._methods[0][0] if self._methods else DEFAULT_METHOD  # as the picker starts
+        return Choice(DEFAULT_CONTEXT, None, method, (self._default_judge,))
+
+    def _values(self) -> dict[str, Any]:
+        """context / turns / method / judge as shown ("" for no judge)."""
+        c = self.choices()
+        return {"context": c.context, "turns": c.turns, "method": c.method, "judge": c.judge or ""}
+
+    def _operators(self) -> dict[str, Any]:
+        """The choices the operator changed away from the profile's (or the defaults)."""
+        return {k: v for k, v in self._values().items() if v != self._base[k]}
+
+    def _resolve(self, benchmark: Benchmark | None, keep: dict[str, Any]) -> Resolved:
+        return resolve(Choice.of(keep), benchmark, self._defaults(), self._judge_setting)
+
+    def use_profile(self, benchmark: Benchmark | None, judge_setting: str | None) -> None:
+        """Start from ``benchmark``'s profile (None: prefscope's defaults), keeping the choices the
+        operator changed (a newly chosen user)."""
+        keep = self._operators()
+        self._judge_setting = judge_setting
+        self._benchmark = benchmark
+        self._base = self._resolve(benchmark, {}).values()
+        self._set(self._resolve(benchmark, keep))
+
+    def back_to_profile(self) -> None:
+        """Every choice back to the profile's (or prefscope's defaults): the profile button."""
+        self._set(self._resolve(self._benchmark, {}))
+        self.post_message(self.Changed())
+
+    def _set(self, resolved: Resolved) -> None:
+        values = resolved.values()
+        with self.setting_from_code():
+            judge = self.query_one("#rb-judge", Select)
+            if values["judge"] not in judge._legal_values:  # e.g. taxonomy:<model> next to a rubric setting
+                judge.set_options([(j, j) for j in [*self._judges, values["judge"]]] + [("no judge", "")])
+            for name, widget_id in PROFILE_WIDGETS.items():
+                self.set_value(widget_id, "" if values[name] is None else values[name])
+        self._show_turns()
+        self._show_profile()
+
+    def profile_now(self) -> Resolved:
+        """What the current choices take from the profile (for the run's plan notes)."""
+        return self._resolve(self._benchmark, self._operators())
+
+    def _show_profile(self) -> None:
+        button = self.query_one("#rb-profile", Button)
+        benchmark = self._benchmark
+        self.set_class(benchmark is not None, "with-profile")
+        if benchmark is None:
+            return
+        base = self._resolve(benchmark, {})
+        changed = [k for k, _ in base.applied if k in self._operators()]
+        button.label = safe_text(f"profile {benchmark.title}{'*' if changed else ''}")
+        lines = [f"{benchmark.title}'s defaults: " + (", ".join(f"{k} {v}" for k, v in base.applied) or "none")]
+        lines += list(base.reasons)
+        if changed:
+            lines.append("changed here: " + ", ".join(changed))
+        lines.append("Press to go back to them")
+        button.tooltip = safe_text("\n".join(lines))
+
+    def _show_turns(self) -> None:
+        self.set_class(takes_turns(self._context_value()), "takes-turns")
+
+    def _context_value(self) -> str:
+        value = self.query_one("#rb-context", Select).value
+        return DEFAULT_CONTEXT if value is Select.NULL else str(value)
 
     def set_users(self, users: list[tuple[str, str]], selected: str | None) -> None:
         select = self.query_one("#rb-user", Select)
@@ -360,6 +468,7 @@ class RunBar(Vertical):
         self.set_value("rb-expression", spec.expression_type)
         self.set_value("rb-context", spec.context)
         self.set_value("rb-seed", spec.seed)
+        self.set_value("rb-turns", "" if spec.turns is None else spec.turns)
         method_offered = self.set_value("rb-method", spec.method)
         self.set_value("rb-judge", spec.judges[0] if spec.judges else "")
         self.set_value("rb-force", spec.force)
@@ -373,15 +482,18 @@ class RunBar(Vertical):
             return None if v is Select.NULL else v
 
         seed_text = self.query_one("#rb-seed", Input).value.strip()
+        turns_text = self.query_one("#rb-turns", Input).value.strip()
+        context = val("#rb-context") or DEFAULT_CONTEXT
         return Choices(
             user_id=val("#rb-user"),
             query_id=val("#rb-query"),
             expression_type=val("#rb-expression"),
-            context=val("#rb-context") or "simple",
+            context=context,
             seed=int(seed_text) if seed_text.lstrip("-").isdigit() else 0,
             method=val("#rb-method") or "zero-shot",
             models=list(self.models),
             judge=val("#rb-judge") or None,
             force=self.query_one("#rb-force", Checkbox).value,
             filler_pool=val("#rb-filler") or "",
+            turns=int(turns_text) if turns_text.isdigit() and takes_turns(context) else None,
         )

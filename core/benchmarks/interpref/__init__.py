@@ -1,5 +1,6 @@
-"""InterPref: its descriptor (the entries it adds to prefscope's registries). Targets are today's
-module paths; nothing is imported until used."""
+"""InterPref: its descriptor (the entries it adds to prefscope's registries). Its code lives in this
+folder (methods + templates.toml, the pairwise judge + prompts.toml, metrics, report); targets are
+strings, so nothing is imported until used."""
 
 from core.benchmark import Benchmark, JudgeKind, MethodInfo, Profile, ReportSection
 
@@ -10,7 +11,7 @@ BENCHMARK = Benchmark(
     methods=(
         MethodInfo(
             "np",
-            "core.methods.interpref:no_prompt",
+            "core.benchmarks.interpref.methods:no_prompt",
             "No prompt: the vanilla model with the history.",
             "InterPref",
             "InterPref §4.3",
@@ -18,7 +19,7 @@ BENCHMARK = Benchmark(
         ),
         MethodInfo(
             "td",
-            "core.methods.interpref:task_description",
+            "core.benchmarks.interpref.methods:task_description",
             "Task-description system prompt.",
             "InterPref",
             "InterPref §4.3, Fig. 14",
@@ -26,7 +27,7 @@ BENCHMARK = Benchmark(
         ),
         MethodInfo(
             "cot",
-            "core.methods.interpref:chain_of_thought",
+            "core.benchmarks.interpref.methods:chain_of_thought",
             "Task description + persona-then-answer reasoning.",
             "InterPref",
             "InterPref §4.3, Fig. 14",
@@ -34,7 +35,7 @@ BENCHMARK = Benchmark(
         ),
         MethodInfo(
             "workflow",
-            "core.methods.interpref:workflow",
+            "core.benchmarks.interpref.methods:workflow",
             "Two calls: relevant preferences from history, then answer.",
             "InterPref",
             "InterPref §4.3, App. E",
@@ -46,7 +47,7 @@ BENCHMARK = Benchmark(
     judges=(
         JudgeKind(
             "pairwise",
-            "core.judges.pairwise:PairwiseJudge",
+            "core.benchmarks.interpref.judge:PairwiseJudge",
             "InterPref pass and win rate of two answers (`prefscope pairwise`).",
             per_response=False,
             order=70,
@@ -58,7 +59,7 @@ BENCHMARK = Benchmark(
             "InterPref pass rate",
             "pairwise",
             "pass",
-            "core.analysis.report:pass_table",
+            "core.benchmarks.interpref.report:pass_table",
             "all 4 swapped orders right; chance 6.25%",
             flag="interpref",
             order=40,
@@ -68,13 +69,15 @@ BENCHMARK = Benchmark(
             "InterPref Bradley–Terry",
             "pairwise",
             "win",
-            "core.analysis.report:bradley_terry_section",
+            "core.benchmarks.interpref.report:bradley_terry_section",
             "win rate and Bradley–Terry coefficient per model",
             factors=(),
             flag="interpref",
             order=41,
         ),
     ),
+    method_templates=(("interpref", "core.benchmarks.interpref:templates.toml"),),
+    judge_prompts=(("interpref", "core.benchmarks.interpref:prompts.toml"),),
     profile=Profile(method="np", judge="pairwise", factors=("model",)),
-    protocol="core/methods/templates/interpref.toml and core/judges/prompts/interpref.toml (with their citations)",
+    protocol="core/benchmarks/interpref/PROTOCOL.md",
 )

@@ -1,5 +1,6 @@
-"""LongMemEval: its descriptor (the entries it adds to prefscope's registries). Targets are today's
-module paths; nothing is imported until used."""
+"""LongMemEval: its descriptor (the entries it adds to prefscope's registries). Its code lives next
+to it in this folder (format, methods, judge, results, metrics, report, templates, prompts); nothing
+is imported until used."""
 
 from core.benchmark import Benchmark, Entry, JudgeKind, MethodInfo, Profile, ReportSection
 
@@ -9,13 +10,16 @@ BENCHMARK = Benchmark(
     citation="LongMemEval (xiaowu0162/LongMemEval @9e0b455)",
     formats=(
         Entry(
-            "longmemeval", "core.formats.longmemeval", "LongMemEval questions, each with its dated haystack", order=10
+            "longmemeval",
+            "core.benchmarks.longmemeval.format",
+            "LongMemEval questions, each with its dated haystack",
+            order=10,
         ),
     ),
     methods=(
         MethodInfo(
             "longmemeval",
-            "core.methods.longmemeval:direct",
+            "core.benchmarks.longmemeval.methods:direct",
             "LongMemEval's reader prompt over the dated sessions (JSON), direct answer.",
             "LongMemEval",
             "LongMemEval code @9e0b455",
@@ -23,7 +27,7 @@ BENCHMARK = Benchmark(
         ),
         MethodInfo(
             "longmemeval-cot",
-            "core.methods.longmemeval:step_by_step",
+            "core.benchmarks.longmemeval.methods:step_by_step",
             "LongMemEval's reader prompt, step by step (its default 'con' reading).",
             "LongMemEval",
             "LongMemEval code @9e0b455",
@@ -33,7 +37,7 @@ BENCHMARK = Benchmark(
     judges=(
         JudgeKind(
             "longmemeval",
-            "core.judges.longmemeval:LongMemEvalJudge",
+            "core.benchmarks.longmemeval.judge:LongMemEvalJudge",
             "LongMemEval QA: the official yes/no prompt per question type, abstention apart (LongMemEval @9e0b455).",
             order=50,
         ),
@@ -41,7 +45,7 @@ BENCHMARK = Benchmark(
     result_formats=(
         Entry(
             "longmemeval",
-            "core.results.longmemeval_hypotheses",
+            "core.benchmarks.longmemeval.results",
             "LongMemEval hypothesis files: {question_id, hypothesis} JSON Lines, against an imported LongMemEval dataset",
             order=20,
         ),
@@ -52,11 +56,13 @@ BENCHMARK = Benchmark(
             "LongMemEval accuracy",
             "longmemeval",
             "accuracy",
-            "core.analysis.longmemeval_metrics:longmemeval_table",
+            "core.benchmarks.longmemeval.report:longmemeval_table",
             "per question type, task-averaged, overall and abstention",
             order=10,
         ),
     ),
-    profile=Profile(method="longmemeval-cot", judge="longmemeval", factors=("question_type", "model")),
-    protocol="../shared/reference/longmemeval/PROTOCOL.md",
+    method_templates=(("longmemeval", "core.benchmarks.longmemeval:templates.toml"),),
+    judge_prompts=(("longmemeval", "core.benchmarks.longmemeval:prompts.toml"),),
+    profile=Profile(context="full", method="longmemeval-cot", judge="longmemeval", factors=("question_type", "model")),
+    protocol="core/benchmarks/longmemeval/PROTOCOL.md",
 )

@@ -1,7 +1,7 @@
-"""PersonaMem: its descriptor (the entries it adds to prefscope's registries). Targets are today's
-module paths; nothing is imported until used."""
+"""PersonaMem: its descriptor (the entries it adds to prefscope's registries). Its code lives next
+to it in this folder (format, methods, answers, results, templates); nothing is imported until used."""
 
-from core.benchmark import Benchmark, Entry, MethodInfo, Profile
+from core.benchmark import Benchmark, Entry, ImportOption, MethodInfo, Profile
 
 BENCHMARK = Benchmark(
     name="personamem",
@@ -10,7 +10,7 @@ BENCHMARK = Benchmark(
     formats=(
         Entry(
             "personamem",
-            "core.formats.personamem",
+            "core.benchmarks.personamem.format",
             "PersonaMem questions_<size>.csv with its shared_contexts_<size>.jsonl (or a folder of them)",
             order=50,
         ),
@@ -18,7 +18,7 @@ BENCHMARK = Benchmark(
     methods=(
         MethodInfo(
             "personamem",
-            "core.methods.personamem:as_sent",
+            "core.benchmarks.personamem.methods:as_sent",
             "PersonaMem's MCQ prompt: the context's messages as they are, then question + instruction + options.",
             "PersonaMem",
             "PersonaMem code @041d82ac",
@@ -26,7 +26,7 @@ BENCHMARK = Benchmark(
         ),
         MethodInfo(
             "personamem-merged",
-            "core.methods.personamem:merged",
+            "core.benchmarks.personamem.methods:merged",
             "PersonaMem's MCQ prompt with system messages merged (what it sends to models named with 'o').",
             "PersonaMem",
             "PersonaMem code @041d82ac",
@@ -36,11 +36,26 @@ BENCHMARK = Benchmark(
     result_formats=(
         Entry(
             "personamem",
-            "core.results.personamem_results",
+            "core.benchmarks.personamem.results",
             "PersonaMem result CSVs (inference_standalone_openai.py output), against an imported PersonaMem dataset",
             order=30,
         ),
     ),
-    profile=Profile(method="personamem", judge="choice", factors=("question_type", "model")),
-    protocol="../shared/reference/personamem/PROTOCOL.md",
+    method_templates=(("personamem", "core.benchmarks.personamem:templates.toml"),),
+    answer_formats=(
+        Entry(
+            "mcq-personamem",
+            "core.benchmarks.personamem.answers:score",
+            "PersonaMem's extract_answer: exactly the correct letter after <final_answer>, else wrong",
+        ),
+    ),
+    import_options=(
+        ImportOption(
+            "--contexts",
+            "contexts",
+            "the shared_contexts_<size>.jsonl of the questions CSV (default: the one beside it).",
+        ),
+    ),
+    profile=Profile(context="full", method="personamem", judge="choice", factors=("question_type", "model")),
+    protocol="core/benchmarks/personamem/PROTOCOL.md",
 )

@@ -1,5 +1,6 @@
-"""PrefEval: its descriptor (the entries it adds to prefscope's registries). Targets are today's
-module paths; nothing is imported until used."""
+"""PrefEval: its descriptor (the entries it adds to prefscope's registries). Its code lives next to
+it in this folder (format, methods, judge, results, answers, templates, prompts); nothing is
+imported until used."""
 
 from core.benchmark import Benchmark, Entry, JudgeKind, MethodInfo, Profile
 
@@ -9,13 +10,16 @@ BENCHMARK = Benchmark(
     citation="PrefEval (amazon-science/PrefEval @50795054)",
     formats=(
         Entry(
-            "prefeval", "core.formats.prefeval", "PrefEval's benchmark_dataset folder, or one file from it", order=20
+            "prefeval",
+            "core.benchmarks.prefeval.format",
+            "PrefEval's benchmark_dataset folder, or one file from it",
+            order=20,
         ),
     ),
     methods=(
         MethodInfo(
             "prefeval-zero-shot",
-            "core.methods.prefeval:zero_shot",
+            "core.benchmarks.prefeval.methods:zero_shot",
             "Question + 300-word limit.",
             "PrefEval",
             "PrefEval @50795054 §3.2",
@@ -23,7 +27,7 @@ BENCHMARK = Benchmark(
         ),
         MethodInfo(
             "prefeval-remind",
-            "core.methods.prefeval:remind",
+            "core.benchmarks.prefeval.methods:remind",
             "Question + PrefEval's reminder.",
             "PrefEval",
             "PrefEval @50795054 §2.3",
@@ -31,7 +35,7 @@ BENCHMARK = Benchmark(
         ),
         MethodInfo(
             "prefeval-cot",
-            "core.methods.prefeval:cot",
+            "core.benchmarks.prefeval.methods:cot",
             "PrefEval's 5 CoT examples + question.",
             "PrefEval",
             "PrefEval @50795054 §2.3",
@@ -39,7 +43,7 @@ BENCHMARK = Benchmark(
         ),
         MethodInfo(
             "prefeval-rag",
-            "core.methods.prefeval:rag",
+            "core.benchmarks.prefeval.methods:rag",
             "Top-5 messages block + question.",
             "PrefEval",
             "PrefEval @50795054 §3.4",
@@ -47,7 +51,7 @@ BENCHMARK = Benchmark(
         ),
         MethodInfo(
             "self-critic",
-            "core.methods.prefeval:self_critic",
+            "core.benchmarks.prefeval.methods:self_critic",
             "Answer, critique against preferences, revise.",
             "PrefEval",
             "PrefEval @50795054 §3.5",
@@ -63,7 +67,7 @@ BENCHMARK = Benchmark(
     judges=(
         JudgeKind(
             "taxonomy",
-            "core.judges.taxonomy:TaxonomyJudge",
+            "core.benchmarks.prefeval.judge:TaxonomyJudge",
             "PrefEval error type: the official four checks and labels (PrefEval @50795054).",
             order=40,
         ),
@@ -71,13 +75,29 @@ BENCHMARK = Benchmark(
     result_formats=(
         Entry(
             "prefeval",
-            "core.results.prefeval_generation",
+            "core.benchmarks.prefeval.results",
             "PrefEval generation results (benchmark_generation.py output, or the SFT folder's files)",
             order=10,
         ),
     ),
-    profile=Profile(
-        context="prefeval-turns", method="prefeval-zero-shot", judge="taxonomy", factors=("turns", "model")
+    method_templates=(("prefeval", "core.benchmarks.prefeval:templates.toml"),),
+    judge_prompts=(("prefeval", "core.benchmarks.prefeval:prompts.toml"),),
+    answer_formats=(
+        Entry(
+            "mcq-prefeval",
+            "core.benchmarks.prefeval.answers:score",
+            "PrefEval's MCQ reading (<choice> tag, first of A-D); an unreadable reply is wrong",
+        ),
     ),
-    protocol="../shared/reference/prefeval/PROTOCOL.md",
+    rag_texts="core.benchmarks.prefeval.methods:rag_texts",
+    # PrefEval's own default: benchmark_generation.py --inter_turns 5 (reference PROTOCOL.md, its options).
+    profile=Profile(
+        context="prefeval-turns",
+        method="prefeval-zero-shot",
+        judge="taxonomy",
+        factors=("turns", "model"),
+        turns=5,
+    ),
+    recorded_case="core.benchmarks.prefeval.recorded",
+    protocol="core/benchmarks/prefeval/PROTOCOL.md",
 )

@@ -1,5 +1,6 @@
-"""RealPref: its descriptor (the entries it adds to prefscope's registries). Targets are today's
-module paths; nothing is imported until used."""
+"""RealPref: its descriptor (the entries it adds to prefscope's registries). Its code lives in this
+folder (methods + templates.toml, the rubric judge + prompts.toml); targets are strings, so nothing
+is imported until used. The heuristic judge and the RealPref-style contexts stay generic."""
 
 from core.benchmark import Benchmark, JudgeKind, MethodInfo, Profile
 
@@ -10,7 +11,7 @@ BENCHMARK = Benchmark(
     methods=(
         MethodInfo(
             "zero-shot",
-            "core.methods.realpref:zero_shot",
+            "core.benchmarks.realpref.methods:zero_shot",
             "History, then the question; no help.",
             "RealPref",
             "RealPref §4 (Methods)",
@@ -18,7 +19,7 @@ BENCHMARK = Benchmark(
         ),
         MethodInfo(
             "reminder",
-            "core.methods.realpref:reminder",
+            "core.benchmarks.realpref.methods:reminder",
             "One reminder sentence before the question.",
             "RealPref",
             "RealPref App. C.2",
@@ -26,7 +27,7 @@ BENCHMARK = Benchmark(
         ),
         MethodInfo(
             "fewshot-cot",
-            "core.methods.realpref:fewshot_cot",
+            "core.benchmarks.realpref.methods:fewshot_cot",
             "Reminder + 3 worked examples + closing instruction.",
             "RealPref",
             "RealPref App. C.2",
@@ -34,7 +35,7 @@ BENCHMARK = Benchmark(
         ),
         MethodInfo(
             "rag",
-            "core.methods.realpref:rag",
+            "core.benchmarks.realpref.methods:rag",
             "Reminder + top-k history turns most similar to the question.",
             "RealPref",
             "RealPref App. C.2",
@@ -52,11 +53,14 @@ BENCHMARK = Benchmark(
     judges=(
         JudgeKind(
             "rubric",
-            "core.judges.rubric:RubricJudge",
+            "core.benchmarks.realpref.judge:RubricJudge",
             "RealPref rubric: awareness, alignment, quality 1–5, one LLM call each (RealPref paper App. B.2).",
             order=20,
         ),
     ),
+    method_templates=(("realpref", "core.benchmarks.realpref:templates.toml"),),
+    # Found by family name: the annotate screen shows these criteria (human scores are kind `rubric`).
+    judge_prompts=(("realpref_rubric", "core.benchmarks.realpref:prompts.toml"),),
     profile=Profile(context="simple", method="zero-shot", judge="rubric", factors=("expression_type", "model")),
-    protocol="core/methods/templates/realpref.toml and core/judges/prompts/realpref_rubric.toml (with their citations)",
+    protocol="core/benchmarks/realpref/PROTOCOL.md",
 )

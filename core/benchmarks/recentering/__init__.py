@@ -1,5 +1,7 @@
-"""Re-Centering: its descriptor (the entries it adds to prefscope's registries). Targets are today's
-module paths; nothing is imported until used."""
+"""Re-Centering: its descriptor (the entries it adds to prefscope's registries). Its code lives next
+to it in this folder (methods, judge, templates, prompts); nothing is imported until used. Its judge
+prompt family ``recentering`` also serves the workbench's generic attribute and relevance analyses
+(core.analysis.attributes / relevance), which ask for it by name."""
 
 from core.benchmark import Benchmark, JudgeKind, MethodInfo, Profile
 from core.registry import LAST
@@ -11,7 +13,7 @@ BENCHMARK = Benchmark(
     methods=(
         MethodInfo(
             "recentering",
-            "core.methods.recentering:pipeline",
+            "core.benchmarks.recentering.methods:pipeline",
             "Extract attributes → select relevant → generate.",
             "Re-Centering",
             "Re-Centering §3–6",
@@ -21,7 +23,7 @@ BENCHMARK = Benchmark(
         # The query alone: listed last, as the generic baseline every other method is compared with.
         MethodInfo(
             "generic",
-            "core.methods.recentering:generic",
+            "core.benchmarks.recentering.methods:generic",
             "The query alone, without history (generic response).",
             "Re-Centering",
             "Re-Centering §6",
@@ -33,11 +35,13 @@ BENCHMARK = Benchmark(
     judges=(
         JudgeKind(
             "personalization",
-            "core.judges.personalization:PersonalizationJudge",
+            "core.benchmarks.recentering.judge:PersonalizationJudge",
             "Re-Centering: personalised vs generic response, 1–5 (Re-Centering paper §6).",
             order=60,
         ),
     ),
+    method_templates=(("recentering", "core.benchmarks.recentering:templates.toml"),),
+    judge_prompts=(("recentering", "core.benchmarks.recentering:prompts.toml"),),
     profile=Profile(method="recentering", judge="personalization"),
-    protocol="core/methods/templates/recentering.toml and core/judges/prompts/recentering.toml (with their citations)",
+    protocol="core/benchmarks/recentering/PROTOCOL.md",
 )

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from core.analysis.locomo_metrics import locomo_table
 from core.analysis.report import JudgmentRow
+from core.benchmarks.locomo.report import locomo_table
 
 
 def row(category: int | None, score: float | None, *, model: str = "m", judge: str = "metric:locomo"):

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from core.analysis.longmemeval_metrics import longmemeval_table
 from core.analysis.report import JudgmentRow
-from core.formats.longmemeval import QUESTION_TYPES
+from core.benchmarks.longmemeval.format import QUESTION_TYPES
+from core.benchmarks.longmemeval.report import longmemeval_table
 
 
 def row(qtype: str, score: float | None, *, abstention: bool = False, model: str = "m", judge: str = "openai:gpt-4o"):

@@ -62,8 +62,8 @@ def judgment(judge_model: str, **kw) -> Judgment:
 
 
 def test_parsers_are_their_own_judge_source():
+    from core.benchmarks.locomo.judge import JUDGE_MODEL as LOCOMO
     from core.judges.choice import JUDGE_MODEL as CHOICE
-    from core.judges.locomo_qa import JUDGE_MODEL as LOCOMO
 
     assert source_of(judgment(CHOICE)) == source_of(judgment(LOCOMO)) == "parser"
     assert source_of(judgment("openai:gpt-4o")) == "llm"

@@ -58,7 +58,7 @@ def test_aliases_and_derived_lists_come_from_the_benchmarks():
     assert JUDGES.find("heuristic").name == "demo:heuristic"
     assert "longmemeval" in llm_kinds() and "locomo" not in llm_kinds()
     assert "pairwise" not in judge_choices() and "locomo" in judge_choices()
-    assert FORMATS["cupid"].target == "core.formats.cupid"
+    assert FORMATS["cupid"].target == "core.benchmarks.cupid.format"
 
 
 def test_sections_of_the_builtin_benchmarks_in_their_report_order():

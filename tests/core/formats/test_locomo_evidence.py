@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from core.formats import locomo, locomo_evidence
+from core.benchmarks.locomo import format as locomo
+from core.benchmarks.locomo import format_evidence as locomo_evidence
 from tests.conftest import dataset
 
 

@@ -8,7 +8,8 @@ import json
 
 import pytest
 
-from core.formats import FormatError, detect_format, load_path, locomo
+from core.benchmarks.locomo import format as locomo
+from core.formats import FormatError, detect_format, load_path
 from tests.conftest import dataset
 from tests.core.formats.builders import locomo_sample
 

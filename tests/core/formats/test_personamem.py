@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from core.benchmarks.personamem.format import COLUMNS
 from core.formats import FormatError, detect_format, load_path
-from core.formats.personamem import COLUMNS
 from core.history.build import build_context
 from core.model import EVIDENCE_DEPTH, HISTORY_END
 

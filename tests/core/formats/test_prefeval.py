@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from core.formats import FormatError, detect_format, load_path, prefeval
+from core.benchmarks.prefeval import format as prefeval
+from core.formats import FormatError, detect_format, load_path
 from tests.conftest import dataset
 from tests.core.formats.builders import PREFS, TOPIC, prefeval_files, write_tree
 

@@ -9,7 +9,8 @@ from collections import Counter
 import pytest
 from scipy.stats import chisquare
 
-from core.formats import load_path, prefeval_mcq
+from core.benchmarks.prefeval import format_mcq as prefeval_mcq
+from core.formats import load_path
 from core.model import MCQ_LETTERS
 from tests.conftest import dataset
 

@@ -122,7 +122,7 @@ def test_unknown_method(mara):
 @pytest.mark.slow
 def test_importing_core_prompting_does_not_load_torch():
     code = (
-        "import sys, core.history.build, core.methods, core.methods.realpref, core.methods.cupid, core.history.retrieval, core.history.tokens; "
+        "import sys, core.history.build, core.methods, core.benchmarks.realpref.methods, core.benchmarks.cupid.methods, core.history.retrieval, core.history.tokens; "
         "bad = [m for m in ('torch', 'sentence_transformers', 'litellm', 'textual') if m in sys.modules]; "
         "print(','.join(bad))"
     )

@@ -7,10 +7,10 @@ import json
 import numpy as np
 import pytest
 
+from core.benchmarks.cupid.judge_matching import PreferenceMatchingJudge
+from core.benchmarks.interpref.judge import PairInput, PairwiseJudge, pass_summary, win_rates
 from core.judges.base import Judgment
 from core.judges.choice import ChoiceJudge
-from core.judges.pairwise import PairInput, PairwiseJudge, pass_summary, win_rates
-from core.judges.preference_matching import PreferenceMatchingJudge
 from tests.core.judges.conftest import item_for
 from tests.core.judges.scripted import ScriptedJudgeModel, all_text, user_text
 

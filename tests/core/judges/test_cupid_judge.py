@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from core.judges.checklist import ChecklistJudge
-from core.judges.parsing import parse_cupid_score
+from core.benchmarks.cupid.judge_checklist import ChecklistJudge
+from core.benchmarks.cupid.parsing import parse_cupid_score
 from core.providers.calls import Completion
 from tests.core.judges.conftest import item_for
 from tests.core.judges.scripted import ScriptedJudgeModel

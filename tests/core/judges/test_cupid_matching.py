@@ -8,14 +8,14 @@ import re
 
 import pytest
 
-from core.judges.parsing import cupid_parse_json
-from core.judges.preference_matching import (
+from core.benchmarks.cupid.judge_matching import (
     PreferenceMatchingJudge,
     matcher_system,
     micro_prf,
     parse_match,
     status_counts,
 )
+from core.benchmarks.cupid.parsing import cupid_parse_json
 from core.providers.calls import Completion
 from tests.core.judges.conftest import item_for
 from tests.core.judges.scripted import ScriptedJudgeModel

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from core.judges.personalization import PersonalizationJudge, personalized_is_b
-from core.judges.rubric import RubricJudge
+from core.benchmarks.realpref.judge import RubricJudge
+from core.benchmarks.recentering.judge import PersonalizationJudge, personalized_is_b
 from core.providers.calls import Completion
 from tests.core.judges.conftest import item_for
 from tests.core.judges.scripted import ScriptedJudgeModel, all_text, user_text

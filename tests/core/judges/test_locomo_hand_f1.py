@@ -10,7 +10,7 @@ from fractions import Fraction
 
 import pytest
 
-from core.judges.locomo_qa import score_locomo
+from core.benchmarks.locomo.judge import score_locomo
 from core.model import Query
 
 CASES = [

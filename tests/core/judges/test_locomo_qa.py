@@ -6,11 +6,11 @@ import asyncio
 
 import pytest
 
+from core.benchmarks.locomo.judge import cat5_prediction, score_locomo
+from core.benchmarks.locomo.methods import cat5_options
+from core.benchmarks.locomo.metrics import locomo_multi_f1, locomo_normalize, locomo_score, locomo_token_f1
 from core.judges import make_judge
 from core.judges.base import JudgeInput
-from core.judges.locomo_qa import cat5_prediction, score_locomo
-from core.methods.locomo import cat5_options
-from core.metrics import locomo_multi_f1, locomo_normalize, locomo_score, locomo_token_f1
 from core.model import Query
 from core.plan import Message, PromptPlan, PromptStep
 

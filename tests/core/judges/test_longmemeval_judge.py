@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from core.benchmarks.longmemeval.judge import judge_prompt, says_yes
 from core.formats import load_path
 from core.judges import make_judge
 from core.judges.apply import judge_answer
-from core.judges.longmemeval import judge_prompt, says_yes
 from core.providers import get_provider
 from core.providers.calls import collect
 from core.settings import Endpoint, Settings

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from core.judges.choice import PREFEVAL_MCQ, ChoiceJudge, prefill_sent, score_choice
-from core.methods.answers import parse_prefeval_choice
+from core.benchmarks.prefeval.answers import MCQ_ANSWER_FORMAT as PREFEVAL_MCQ
+from core.benchmarks.prefeval.answers import parse_prefeval_choice
+from core.judges.choice import ChoiceJudge, prefill_sent, score_choice
 from core.model import Query, UserBundle
 from core.plan import Message, PromptPlan, PromptStep
 from tests.core.judges.conftest import item_for

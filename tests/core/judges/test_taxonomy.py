@@ -6,7 +6,7 @@ import itertools
 
 import pytest
 
-from core.judges.taxonomy import LABELS, TaxonomyJudge, classify
+from core.benchmarks.prefeval.judge import LABELS, TaxonomyJudge, classify
 from core.providers.calls import Completion
 from tests.core.judges.conftest import item_for
 from tests.core.judges.scripted import ScriptedJudgeModel, user_text

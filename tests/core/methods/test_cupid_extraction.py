@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.methods.cupid import NoPreferenceHeading, inferred_preference
+from core.benchmarks.cupid.methods import NoPreferenceHeading, inferred_preference
 
 H = "### Most Likely Preference"
 

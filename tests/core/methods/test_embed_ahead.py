@@ -70,7 +70,7 @@ def test_prefeval_users_also_get_prefevals_own_candidates(maya_and_pools):
     bundle = result.bundles[0]
     texts = set(ahead_texts(bundle, result.fillers))
     ctx = build_context(bundle, query=bundle.queries[0].id, expression_type=1, config="simple")
-    from core.methods.prefeval import rag_candidates
+    from core.benchmarks.prefeval.methods import rag_candidates
 
     wanted = {text for _, _, text in rag_candidates(ctx) if "{{output:" not in text}
     assert wanted and wanted <= texts

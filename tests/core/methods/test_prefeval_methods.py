@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 
+from core.benchmarks.prefeval.methods import mcq_block
 from core.formats import load_path
 from core.history.build import build_context
 from core.history.configs import ContextError
 from core.methods import method_info, plan
-from core.methods.prefeval import mcq_block
 from core.model import Query
 from core.plan import Message, PromptPlan, PromptStep
 from core.providers.base import CALLS_A_MODEL, ModelParams, ModelSpec
@@ -212,7 +212,7 @@ def test_cli_prompt_shows_the_preference_step_and_the_final_step(prefeval):
     assert "step 1/2: preference" in r.output and "step 2/2: answer" in r.output
     assert "--seed has no effect" in r.output
     assert "tokens before the query" in r.output and " 0 tokens before the query" not in r.output
-    bad = CliRunner().invoke(main, [*args[:7], "--turns", "3"])
+    bad = CliRunner().invoke(main, [*args[:7], "--context", "simple", "--turns", "3"])
     assert bad.exit_code != 0 and "--turns goes with --context prefeval-turns" in bad.output
 
 

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
+from core.benchmarks.longmemeval.results import origin
 from core.formats import FormatError
 from core.results import detect_result_format, load_results
-from core.results.longmemeval_hypotheses import origin
 
 
 def _write(path, records, *, as_list=False):

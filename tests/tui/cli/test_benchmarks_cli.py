@@ -29,7 +29,7 @@ def test_benchmarks_json_and_one_benchmark():
     (locomo,) = json.loads(out.output)["benchmarks"]
     assert locomo["methods"] == ["locomo-qa"] and locomo["judges"] == ["locomo"]
     assert locomo["profile"] == {
-        "context": None,
+        "context": "full",
         "method": "locomo-qa",
         "judge": "locomo",
         "factors": ["category", "model"],

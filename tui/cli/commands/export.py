@@ -1,0 +1,68 @@
+"""`prefscope export`: stored runs as CSV or JSONL, on stdout or into a file written whole.
+
+The rows come from :mod:`app.reports` (shared with the TUI); this module parses options and writes.
+"""
+
+from __future__ import annotations
+
+import io
+import sys
+
+import click
+
+from tui.cli.command_info import CommandInfo
+from tui.cli.common import resolve_filter
+from tui.cli.stored_runs import FORCE, filters, read_only_workbench, reading, run_filter
+
+COMMAND = CommandInfo(
+    name="export",
+    help="Export runs to CSV or JSONL.",
+    examples=("prefscope export --runs 3e59b2be --format jsonl", "prefscope export --batch mybatch --out runs.csv"),
+    writes=False,
+    order=190,
+)
+
+
+@click.command("export")
+@filters
+@click.option("--format", "fmt", type=click.Choice(["csv", "jsonl"]), default="csv", show_default=True)
+@click.option(
+    "--layout",
+    type=click.Choice(["wide", "long"]),
+    default="wide",
+    show_default=True,
+    help="wide: one row per final response with score columns; long: one row per judgment.",
+)
+@click.option(
+    "--out", "out", type=click.Path(dir_okay=False, writable=True), default=None, help="Output file (default: stdout)."
+)
+@FORCE
+@click.pass_context
+def export(
+    ctx: click.Context, run_ids, users, models, methods, contexts, labels, since, fmt, layout, out, force
+) -> None:
+    """Export runs to CSV or JSONL (UTF-8, header row; CSV cells that look like formulas get a leading ').
+
+    --out is written whole or not at all, never onto a database, and replaces a file only with --force."""
+    from app.outputs import OutputRefused, replace_atomically
+    from app.reports import export_runs
+
+    f = run_filter(run_ids, users, models, methods, contexts, labels, since)
+    wb = read_only_workbench(ctx, [out], force)
+    f = resolve_filter(wb, f)  # unknown or ambiguous ids: one red line, not an empty file
+    with reading(wb) as db:
+        try:
+            if out:
+                with replace_atomically(out, protect=[wb.db_path], force=force) as fh:
+                    n = export_runs(db, fh, f, fmt, layout)
+                click.echo(f"{n:,} rows → {out}", err=True)
+            else:
+                stream = io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8", newline="", write_through=False)
+                try:
+                    n = export_runs(db, stream, f, fmt, layout)
+                    stream.flush()
+                finally:
+                    stream.detach()
+                click.echo(f"{n:,} rows", err=True)
+        except OutputRefused as exc:
+            raise click.ClickException(str(exc)) from None
