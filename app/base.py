@@ -139,6 +139,25 @@ class Base:
             self._recorder = RunRecorder(self.db_path, write_deadline_s=self.settings.write_deadline_s)
         return self._recorder
 
+    def write_problem(self) -> str | None:
+        """Why this database cannot store anything now, in one line naming it (a read-only file or
+        folder, a full disk, a lock held past ``write_deadline_s``); ``None`` when a probe write
+        through the recorder's writer commits (``storage.writable``). Asked by every command that
+        spends model calls before its first call, so no answer is paid for and then lost."""
+        import sqlite3
+
+        from storage.writable import NotWritable, check_writable, reason
+
+        if self.readonly:
+            return f"cannot write to {self.db_path}: it was opened read-only"
+        try:
+            check_writable(self.recorder().writer, self.db_path)
+        except NotWritable as exc:
+            return str(exc)
+        except (sqlite3.Error, OSError) as exc:  # the writer's own connection could not open
+            return f"cannot write to {self.db_path}: {reason(exc)}"
+        return None
+
     def engine(self, emit: Callable[[RunEvent], None], judges=(), *, options: EngineOptions | None = None) -> Engine:
         options = options or EngineOptions(max_answer_chars=self.settings.max_answer_chars)
         return Engine(self.provider, emit, judges=judges, options=options)

@@ -205,9 +205,16 @@ def load_settings(config: str | Path | None = None, **overrides: object) -> Sett
 
 def _unknown(loc: tuple) -> str:
     """``'thme' (did you mean 'theme'?); known: …`` for a key no model field has."""
-    fields = list(_model_at(loc).model_fields)
-    where = ".".join(str(p) for p in loc)
-    return f"{where!r}{did_you_mean(str(loc[-1]), fields)} (known: {', '.join(fields)})"
+    return unknown_key(loc, list(_model_at(loc).model_fields))
+
+
+def unknown_key(loc: tuple, known: list[str], *, where: str = "") -> str:
+    """``'thme' (did you mean 'theme'?) (known: …)`` for a key at ``loc`` that is none of ``known``;
+    ``where`` (e.g. ``"in [concurrency]"``) goes after the key. Shared by every TOML file prefscope
+    reads (the settings, grid files), so they word a misspelt key the same way."""
+    key = ".".join(str(p) for p in loc)
+    at = f" {where}" if where else ""
+    return f"{key!r}{at}{did_you_mean(str(loc[-1]), known)} (known: {', '.join(known)})"
 
 
 def _model_at(loc: tuple) -> type[BaseModel]:

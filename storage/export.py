@@ -34,9 +34,8 @@ from sqlite_utils import Database
 
 from core.analysis.score_columns import ScoreKey, score_column_names
 from core.judges.aggregate import source_of
+from storage.output_files import formula_safe
 
-FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-FORMULA_CHARS = frozenset(FORMULA_START)
 REDACTED = "[redacted]"
 
 WIDE_BASE = [
@@ -209,9 +208,7 @@ class Cleaner:
             return value
         if self._suspect(value):
             value = self._secret.sub(REDACTED, value)
-        if self.neutralise and value.startswith(FORMULA_START):
-            value = "'" + value
-        return value
+        return formula_safe(value) if self.neutralise else value
 
     def row(self, row: list) -> list:
         """The whole row at once: one secret search over its joined text (keys contain no NUL, so
@@ -225,8 +222,8 @@ class Cleaner:
             if isinstance(v, str) and v:
                 if hit:
                     v = self._secret.sub(REDACTED, v)
-                if self.neutralise and v[0] in FORMULA_CHARS:
-                    v = "'" + v
+                if self.neutralise:
+                    v = formula_safe(v)
             out.append(v)
         return out
 

@@ -35,6 +35,8 @@ def reason(exc: BaseException) -> str:
         return "the database file or its folder is read-only"
     if base == sqlite3.SQLITE_FULL:
         return "the disk is full (or the database reached its size limit)"
+    if base == sqlite3.SQLITE_IOERR:  # a write past a file-size limit (EFBIG) or a failing disk
+        return f"the disk refused the write ({exc}: full, a file-size limit reached, or failing)"
     if is_busy(exc):
         return "another process kept the database locked past the write deadline (write_deadline_s)"
     return f"{type(exc).__name__}: {exc}"

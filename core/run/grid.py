@@ -28,6 +28,11 @@ Grid file (TOML)::
     [concurrency]
     runs = 8                           # runs in flight at once (global cap)
     per_provider = 4                   # model calls in flight per provider
+
+A key no table has (``judgs``, ``repeat``, ``[method_option]``, ``[concurrency] runz``, a
+``[[models]]`` table's ``temprature``) is refused with the nearest valid one, and a value of the
+wrong type is one line naming its key path (:func:`parse_grid`); ``[method_options]`` itself is
+free-form (each method reads its own keys).
 """
 
 from __future__ import annotations
@@ -41,10 +46,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field, field_validator, model_validator
+from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
+from pydantic_core import ErrorDetails
 
+from core.formats.errors import describe, join_path
 from core.providers.base import ModelParams, ModelSpec
 from core.run.spec import RunSpec
+from core.settings import unknown_key
 
 
 class GridError(ValueError):
@@ -165,10 +173,70 @@ def load_grid(path: str | Path) -> Grid:
     except tomllib.TOMLDecodeError as exc:
         raise GridError(f"{p} is not valid TOML: {exc}") from None
     data.setdefault("name", p.stem)
+    return parse_grid(data, str(p))
+
+
+def parse_grid(data: dict, source: str) -> Grid:
+    """``data`` (a grid file's TOML, or the command line's axes) as a Grid, checked like the
+    settings file: a GridError with one line per problem, each starting with ``source``: a key no
+    table has (with the nearest valid one), or a value of the wrong type (its key path, what was
+    expected, what was given)."""
+    problems = _unknown_keys(data)
     try:
-        return Grid.model_validate(data)
+        grid = Grid.model_validate(data)
+    except ValidationError as exc:
+        problems += _wrong_values(exc)
     except ValueError as exc:
-        raise GridError(f"{p}: {exc}") from None
+        problems.append(str(exc))
+    else:
+        if not problems:
+            return grid
+    raise GridError("\n".join(f"{source}: {line}" for line in problems))
+
+
+def _unknown_keys(data: dict) -> list[str]:
+    """``unknown key 'judgs' at the top level (did you mean 'judges'?) …``, one per misspelt key.
+    ``[method_options]`` is free-form (each method reads its own), so its keys are not checked."""
+    top = [*Grid.model_fields, "evidence_depth"]
+    out = [f"unknown key {unknown_key((k,), top, where='at the top level')}" for k in data if k not in top]
+    conc = data.get("concurrency")
+    if isinstance(conc, dict):
+        known = list(Concurrency.model_fields)
+        out += [f"unknown key {unknown_key((k,), known, where='in [concurrency]')}" for k in conc if k not in known]
+    models = data.get("models")
+    for i, model in enumerate(models if isinstance(models, list) else [], 1):
+        if not isinstance(model, dict):
+            continue
+        table = f"[[models]] #{i}" + (f" ({model['id']})" if isinstance(model.get("id"), str) else "")
+        params = model.get("params")
+        # Flat tables (id, temperature …) put ModelParams' keys beside the spec's; a params table holds them.
+        known = list(ModelSpec.model_fields) + ([] if "params" in model else list(ModelParams.model_fields))
+        out += [f"unknown key {unknown_key((k,), known, where=f'in {table}')}" for k in model if k not in known]
+        if isinstance(params, dict):
+            known = list(ModelParams.model_fields)
+            where = f"in {table}'s params"
+            out += [f"unknown key {unknown_key((k,), known, where=where)}" for k in params if k not in known]
+    return out
+
+
+def _wrong_values(exc: ValidationError) -> list[str]:
+    """One ``key.path: expected …, got …`` line per wrong value. The branches of a union
+    (``users``: a list or "*") are one problem: their expectations are joined with "or"."""
+    by_path: dict[str, list[ErrorDetails]] = {}
+    for error in exc.errors():
+        # pydantic names a union's branch in the location ("list[str]", "literal['*']"): not a key.
+        loc = [part for part in error["loc"] if isinstance(part, int) or part.isidentifier()]
+        by_path.setdefault(join_path(loc), []).append(error)
+    out = []
+    for path, errors in by_path.items():
+        said = [describe(e) for e in errors]
+        if len(said) > 1 and all(", got " in s for s in said):
+            given = said[0].rsplit(", got ", 1)[1]
+            wanted = [s.rsplit(", got ", 1)[0] for s in said]
+            wanted = wanted[:1] + [w.removeprefix("expected ") for w in wanted[1:]]
+            said = [" or ".join(wanted) + f", got {given}"]
+        out += [f"{path}: {s}" if path else s for s in said[:1]]
+    return out
 
 
 def _normalise(names: Iterable[str], resolve: Callable[[str], str], what: str) -> list[str]:

@@ -21,7 +21,9 @@ EXIT_INTERRUPTED = 130
 
 
 def fail(message: str, code: int = EXIT_FAILED) -> NoReturn:
-    Console(stderr=True, highlight=False, soft_wrap=True).print(Text(message, style="bold red"))
+    """One red line on stderr and exit ``code``. Messages name files, ids and values from the data:
+    they reach the terminal through ``terminal_safe``."""
+    Console(stderr=True, highlight=False, soft_wrap=True).print(Text(terminal_safe(message), style="bold red"))
     sys.exit(code)
 
 
@@ -79,6 +81,14 @@ def check_models(settings, model_ids: list[str]) -> None:
         problem = check_model_name(model_id.removeprefix("replay:"), settings)
         if problem:
             fail(terminal_safe(problem))
+
+
+def ensure_writable(workbench) -> None:
+    """Before a command's first model call: one red line (exit 1) naming the database and why it
+    cannot store the answers (read-only, disk full, locked), instead of paying for them and losing them."""
+    problem = workbench.write_problem()
+    if problem:
+        fail(f"{terminal_safe(problem)}; no model was called")
 
 
 def user_bundle(workbench, user: str, query: str):

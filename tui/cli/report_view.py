@@ -13,7 +13,7 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
-from app.outputs import replace_atomically
+from app.outputs import formula_safe, replace_atomically
 from core.analysis.report import ReportTable
 from tui.png_figures import pyplot, save_png
 from tui.safe_text import safe_text
@@ -207,14 +207,15 @@ def tables_json(tables: list[ReportTable]) -> str:
 def write_csv(
     tables: list[ReportTable], path: str | Path, *, protect: Iterable[str | Path] = (), force: bool = False
 ) -> None:
-    """All tables into one CSV; a ``table`` column says which table a row belongs to.
-    Written whole or not at all; ``protect``/``force`` as in :func:`storage.output_files.check_target`."""
+    """All tables into one CSV; a ``table`` column says which table a row belongs to. Text cells
+    are :func:`app.outputs.formula_safe` (numbers untouched). Written whole or not at all;
+    ``protect``/``force`` as in :func:`storage.output_files.check_target`."""
     with replace_atomically(path, protect=protect, force=force) as fh:
         w = csv.writer(fh)
         for t in tables:
-            w.writerow(["table", *t.columns])
+            w.writerow([formula_safe(c) for c in ("table", *t.columns)])
             for row in t.rows:
-                w.writerow([t.title, *("" if v is None else v for v in row)])
+                w.writerow([formula_safe(c) for c in (t.title, *("" if v is None else v for v in row))])
 
 
 def write_png(

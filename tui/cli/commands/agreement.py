@@ -95,7 +95,7 @@ def confusion_table(p) -> Table:
 
 
 def write_csv(dims, path, protect, force) -> int:
-    from app.outputs import replace_atomically
+    from app.outputs import formula_safe, replace_atomically
 
     n = 0
     with replace_atomically(path, protect=protect, force=force) as fh:
@@ -106,7 +106,7 @@ def write_csv(dims, path, protect, force) -> int:
                 values = [p.rater_a, p.rater_b, d.dimension, p.n, p.exact, p.within1, p.cohen_kappa]
                 values += [p.weighted_kappa_linear, p.weighted_kappa_quadratic, p.spearman, p.kendall]
                 values += [d.alpha, len(d.raters), p.abstained_a, p.abstained_b]
-                w.writerow(["" if v is None else v for v in values])
+                w.writerow(["" if v is None else formula_safe(v) for v in values])  # rater names are data
                 n += 1
     return n
 

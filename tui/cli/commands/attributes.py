@@ -13,7 +13,7 @@ from rich.table import Table
 
 from tui.cli.cells import short_cell
 from tui.cli.command_info import CommandInfo
-from tui.cli.common import console, exit_for_failures, fail, open_workbench, user_of
+from tui.cli.common import console, ensure_writable, exit_for_failures, fail, open_workbench, user_of
 from tui.safe_text import safe_text
 
 COMMAND = CommandInfo(
@@ -53,6 +53,8 @@ def attributes(obj, user, model, verify_with, chunk_chars, min_confidence, thres
     check_models(settings, [m for m in (model, verify_with) if m])
     if model:
         from core.analysis.attributes import extract
+
+        ensure_writable(wb)
 
         embedder = None if no_dedup else _embedder(wb)
         embed = embedder.embed if embedder is not None else None

@@ -38,7 +38,7 @@ CONFIRM_TOKENS = 5_000_000
 def _grid(
     grid_path, name, users, queries, kinds, expressions, contexts, methods, models, seeds, judges, k, runs, per_provider
 ):
-    from core.run.grid import Grid, GridError, load_grid
+    from core.run.grid import GridError, load_grid, parse_grid
 
     try:
         base = load_grid(grid_path).model_dump() if grid_path else {}
@@ -68,9 +68,9 @@ def _grid(
     if not data.get("models"):
         raise click.ClickException("no models: pass --model (e.g. --model demo:generic) or list models in --grid")
     try:
-        return Grid.model_validate(data)
-    except ValueError as exc:
-        raise click.ClickException(f"invalid grid: {exc}") from None
+        return parse_grid(data, "invalid grid")
+    except GridError as exc:
+        raise click.ClickException(str(exc)) from None
 
 
 def _sweep(grid, depths, repeats, temperature):

@@ -89,15 +89,17 @@ def result_json(result) -> str:
 
 
 def write_pairs_csv(result, path, protect, force) -> None:
-    """Every pair: key factors, a, b, diff, the two run and response ids."""
-    from app.outputs import replace_atomically
+    """Every pair: key factors, a, b, diff, the two run and response ids (text cells formula-safe)."""
+    from app.outputs import formula_safe, replace_atomically
 
     with replace_atomically(path, protect=protect, force=force) as fh:
         w = csv.writer(fh)
-        w.writerow([*result.key_factors, "a", "b", "diff", "a_run", "a_response", "b_run", "b_response"])
+        header = [*result.key_factors, "a", "b", "diff", "a_run", "a_response", "b_run", "b_response"]
+        w.writerow([formula_safe(c) for c in header])
         c = result.comparison
         for p in [*c.regressed, *c.improved, *c.ties]:
-            w.writerow([*("" if v is None else v for v in p.key), p.a, p.b, p.diff, *p.a_ref, *p.b_ref])
+            row = [*("" if v is None else v for v in p.key), p.a, p.b, p.diff, *p.a_ref, *p.b_ref]
+            w.writerow([formula_safe(v) for v in row])
 
 
 @click.command("compare")

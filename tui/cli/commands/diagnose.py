@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from tui.cli.command_info import CommandInfo
-from tui.cli.common import fail, open_workbench, run_id_of
+from tui.cli.common import ensure_writable, fail, open_workbench, run_id_of
 
 COMMAND = CommandInfo(
     name="diagnose",
@@ -49,6 +49,7 @@ def diagnose(obj, run_ids, labels, probe, steps, as_json) -> None:
             if not ids:
                 fail(f"no runs in batch {', '.join(labels)} (see `prefscope runs`)")
         if probe:
+            ensure_writable(workbench)
             _probe_missing(workbench, ids, asyncio.run)
         results = workbench.diagnoses(list(dict.fromkeys(ids)))
     finally:

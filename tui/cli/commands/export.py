@@ -46,6 +46,7 @@ def export(
     --out is written whole or not at all, never onto a database, and replaces a file only with --force."""
     from app.outputs import OutputRefused, replace_atomically
     from app.reports import export_runs
+    from tui.safe_text import TerminalSafeStream
 
     f = run_filter(run_ids, users, models, methods, contexts, labels, since)
     wb = read_only_workbench(ctx, [out], force)
@@ -58,8 +59,11 @@ def export(
                 click.echo(f"{n:,} rows → {out}", err=True)
             else:
                 stream = io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8", newline="", write_through=False)
+                # On a terminal the rows are read, not parsed: answers' escape sequences shown, not
+                # acted on. Piped or redirected, the bytes stay verbatim.
+                shown = TerminalSafeStream(stream) if sys.stdout.isatty() else stream
                 try:
-                    n = export_runs(db, stream, f, fmt, layout)
+                    n = export_runs(db, shown, f, fmt, layout)
                     stream.flush()
                 finally:
                     stream.detach()

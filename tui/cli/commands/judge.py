@@ -14,7 +14,7 @@ from rich.table import Table
 
 from tui.cli.cells import score_cell, short_cell
 from tui.cli.command_info import CommandInfo
-from tui.cli.common import console, exit_for_failures, fail, open_workbench, run_id_of
+from tui.cli.common import console, ensure_writable, exit_for_failures, fail, open_workbench, run_id_of
 from tui.safe_text import safe_text
 
 COMMAND = CommandInfo(
@@ -96,6 +96,8 @@ def judge(obj, run_ids, labels, judges, kind, repeats, dry_run):
     except JudgeSpecError as exc:
         fail(str(exc))
     check_models(settings, [s.id for j in chosen if (s := getattr(j, "spec", None)) is not None])
+    if not dry_run:
+        ensure_writable(wb)
     errors: list[str] = []
     total = 0
     kinds: set[str] = set()

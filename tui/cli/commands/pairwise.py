@@ -15,7 +15,7 @@ import asyncio
 import click
 
 from tui.cli.command_info import CommandInfo
-from tui.cli.common import console, exit_for_failures, fail, open_workbench, run_id_of
+from tui.cli.common import console, ensure_writable, exit_for_failures, fail, open_workbench, run_id_of
 from tui.safe_text import safe_text
 
 COMMAND = CommandInfo(
@@ -56,6 +56,7 @@ def pairwise(obj, run_a, run_b, judge_model):
         fail("no model answered successfully in both runs; pairwise needs the same model in each")
     judge = JUDGES.load("pairwise")(judge_model)  # the pairwise judge kind, wherever it is registered
     texts = {m: (answers_a[m].text, answers_b[m].text) for m in models}
+    ensure_writable(wb)
     passes, pairs, wins = asyncio.run(judge.judge_runs(query, pref_a, pref_b, texts, wb.complete()))
     items = []
     for model, judgments in zip(models, passes):

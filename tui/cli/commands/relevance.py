@@ -11,7 +11,7 @@ from rich.table import Table
 
 from tui.cli.cells import score_cell, short_cell
 from tui.cli.command_info import CommandInfo
-from tui.cli.common import console, fail, open_workbench, run_id_of
+from tui.cli.common import console, ensure_writable, fail, open_workbench, run_id_of
 from tui.safe_text import safe_text
 
 COMMAND = CommandInfo(
@@ -57,6 +57,7 @@ def relevance(obj, run_id, model, attr_source, no_embedding, recompute, referenc
             bundle.query(run.spec.query_id)
         except (LookupError, KeyError) as exc:
             fail(f"cannot rebuild the case of run {run.id}: {str(exc).strip(chr(39))}")
+        ensure_writable(wb)  # the decisions are stored; an LLM decider is paid per target
         try:
             wb.decide_relevance(run, bundle, embeddings=not no_embedding, llm=model, attributes=attr_source)
         except UnknownExtraction as exc:

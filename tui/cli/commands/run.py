@@ -14,6 +14,7 @@ from tui.cli.common import (
     EXIT_INTERRUPTED,
     check_models,
     console,
+    ensure_writable,
     exit_for_failures,
     fail,
     open_workbench,
@@ -62,6 +63,8 @@ def run(obj, user: str, query: str, spec_options: SpecOptions, plain: bool, prob
     resolved = spec_options.resolve(workbench.settings, bundle)
     spec = spec_options.spec(workbench.settings, bundle, query, resolved)
     check_models(workbench.settings, [m.id for m in spec.models])
+    judges = _judges(workbench, spec)
+    ensure_writable(workbench)  # before any call (demo ones too: the run would be lost all the same)
     try:
         plan = workbench.prepare(spec, bundle, workbench.filler_pools())
     except (ContextError, UnknownMethod) as exc:
@@ -84,7 +87,7 @@ def run(obj, user: str, query: str, spec_options: SpecOptions, plain: bool, prob
             if not judgment.parse_ok:
                 judge_errors.append(f"{judgment.judge_model}: {judgment.error}")
 
-    engine = workbench.engine(emit, judges=_judges(workbench, spec))
+    engine = workbench.engine(emit, judges=judges)
     interrupted = False
     try:
         with view:

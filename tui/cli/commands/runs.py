@@ -31,7 +31,7 @@ def runs(obj, user, limit, as_json):
     from rich.console import Console
     from rich.table import Table
 
-    from tui.safe_text import safe_text
+    from tui.safe_text import safe_cell
 
     workbench = open_workbench(obj, sample_data=False)
     user_id = user_of(workbench, user).user.id if user else None
@@ -56,7 +56,7 @@ def runs(obj, user, limit, as_json):
             r.query_id,
         )
         cells += (str(r.expression_type or ""), r.context, r.method)
-        table.add_row(*(safe_text(c) for c in cells), safe_text(", ".join(r.models)), safe_text(r.status))
+        table.add_row(*(safe_cell(c) for c in cells), safe_cell(", ".join(r.models)), safe_cell(r.status))
     out.print(table)
     if short and rows:
         out.print("[dim]run: short ids, accepted by every command (full ids: a wider terminal or --json)[/]")

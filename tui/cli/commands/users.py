@@ -11,7 +11,7 @@ from rich.text import Text
 
 from tui.cli.command_info import CommandInfo
 from tui.cli.common import open_data
-from tui.safe_text import safe_text
+from tui.safe_text import safe_cell
 
 COMMAND = CommandInfo(
     name="users",
@@ -70,17 +70,17 @@ def users(ctx: click.Context, as_json: bool) -> None:
 def _listing(title: str, width: int, items: list[tuple[str, str, str, list[int]]], numbers: list[str]) -> Table:
     """id | numbers… | source | name, the name cut to whatever width is left."""
     table = Table(title=title, title_justify="left", box=None, pad_edge=False, header_style="bold")
-    id_w = max(len(safe_text(i[0])) for i in items)
+    id_w = max(len(safe_cell(i[0])) for i in items)
     table.add_column("id", no_wrap=True, min_width=id_w)
     used = id_w + 2
     for n, name in enumerate(numbers):
         w = max(len(name), *(len(f"{i[3][n]:,}") for i in items))
         table.add_column(name, justify="right", no_wrap=True, min_width=w)
         used += w + 2
-    source_w = min(12, max(len("source"), *(len(safe_text(i[1])) for i in items)))
+    source_w = min(12, max(len("source"), *(len(safe_cell(i[1])) for i in items)))
     table.add_column("source", no_wrap=True, overflow="ellipsis", max_width=source_w)
     used += source_w + 2
     table.add_column("name", no_wrap=True, overflow="ellipsis", max_width=max(8, width - used - 1))
     for id_, source, name, values in items:
-        table.add_row(safe_text(id_), *(f"{v:,}" for v in values), safe_text(source), safe_text(name))
+        table.add_row(safe_cell(id_), *(f"{v:,}" for v in values), safe_cell(source), safe_cell(name))
     return table
