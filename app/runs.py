@@ -208,8 +208,9 @@ class Runs(Base):
 
         return summary_table(self.db, RunFilter(labels=[name]))
 
-    def save_imported(self, result):
-        """Store answers produced elsewhere (``core.results``) as runs (``storage.imported_runs``)."""
+    def save_imported(self, result, *, keep_duplicates: bool = False):
+        """Store answers produced elsewhere (``core.results``) as runs (``storage.imported_runs``);
+        a record repeated in its file is skipped unless ``keep_duplicates``."""
         from storage.imported_runs import save_imported
 
-        return save_imported(self.db, result)
+        return save_imported(self.db, result, keep_duplicates=keep_duplicates)

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Annotated, Literal, get_origin
 
 import platformdirs
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 APP = "prefscope"
 DEFAULT_DEMO_MODELS = ["demo:generic", "demo:retrieval", "demo:oracle"]
@@ -90,6 +90,92 @@ class Router(BaseModel):
         return self
 
 
+#: The binding ids a ``[keymap]`` may remap: every ``Binding(id=…)`` of the TUI (a test keeps
+#: them in step; core cannot import the TUI to ask it).
+BINDING_IDS = frozenset(
+    {
+        *(f"annotate.{a}" for a in ("attr.accept", "attr.reject", "attr.uncertain", "clear", "criteria", "leave")),
+        *(f"annotate.{a}" for a in ("next", "next_dimension", "next_n", "note", "page_down", "page_up", "prev")),
+        *(f"annotate.{a}" for a in ("pair.a", "pair.b", "pair.tie", "relevant.no", "relevant.yes", "save", "skip")),
+        *(f"annotate.score{n}" for n in range(1, 6)),
+        *("attributes.accept", "attributes.reject", "attributes.uncertain", "back", "cancel_all", "cancel_pane"),
+        *("close", "close_compare", "close_help", "close_histogram", "close_score", "close_search", "close_text"),
+        *("export.cancel", "full_turns", "funnel.close", "help", "human.cancel", "human_score", "judge_quality"),
+        *(f"grid.{a}" for a in ("compare", "export", "filter", "group", "histogram", "mark", "open", "sort")),
+        *(f"heatmap.{a}" for a in ("close", "cols", "metric", "rows", "swap")),
+        *("judge_quality.close", "judge_quality.dimension", "judges.human", "judges.pairwise", "paired.close"),
+        *("pairwise.cancel", "pick_models", "probe", "quit", "real_answers", "retry_pane", "run"),
+        *("relevance.decide", "relevance.decide_embeddings", "relevance.no", "relevance.yes"),
+        *("runs.funnel", "runs.heatmap", "score.evidence", "score.open", "screenshot", "search"),
+        *(f"tab.{t}" for t in ("attributes", "diagnosis", "evidence", "judges", "prompt", "relevance", "runs")),
+        *(f"timeline.{a}" for a in ("bottom", "down", "open", "page_down", "page_up", "top", "up")),
+        *("toggle_reasons", "toggle_timeline", "zoom_tabs"),
+    }
+)
+#: Bindings a keymap may move but not take away: id -> its default key.
+ESSENTIAL_BINDINGS = {"quit": "ctrl+q"}
+_MODIFIERS = frozenset({"ctrl", "shift", "alt", "meta", "super", "hyper"})
+_NAMED_KEYS = frozenset(
+    {"escape", "enter", "tab", "backspace", "delete", "insert", "home", "end", "pageup", "pagedown", "up", "down"}
+    | {"left", "right", "space", "slash", "backslash", "at", "minus", "plus", "underscore", "newline"}
+    | {"less_than_sign", "greater_than_sign", "hyphen_minus"}
+    | {f"f{n}" for n in range(1, 25)}
+)
+
+
+def key_problem(key: str) -> str | None:
+    """Why Textual would never fire ``key`` (``ctrl+r``, ``f5``, ``?``, ``question_mark``), or None."""
+    import unicodedata
+
+    *modifiers, base = key.split("+")
+    bad = [m for m in modifiers if m not in _MODIFIERS]
+    if bad:
+        return f"{bad[0]!r} in {key!r} is not a modifier ({', '.join(sorted(_MODIFIERS))})"
+    if len(base) == 1 and base.isprintable() and not base.isspace():
+        return None
+    if base in _NAMED_KEYS:
+        return None
+    try:
+        unicodedata.lookup(base.replace("_", " ").upper())  # Textual's names: question_mark, full_stop …
+    except KeyError:
+        return f"{key!r} is not a key (e.g. ctrl+r, f5, escape, a, ?)"
+    return None
+
+
+def keymap_problems(keymap: dict[str, str]) -> list[str]:
+    """Every entry of a keymap that names no binding, a key that cannot fire, or leaves an
+    essential binding (quit) without its key: ``keymap.run = 'junk': not a key …``."""
+    problems = []
+    for binding, keys in keymap.items():
+        entry = f"keymap.{binding} = {keys!r}"
+        if binding not in BINDING_IDS:
+            problems.append(f"{entry}: no binding {binding!r}{did_you_mean(binding, sorted(BINDING_IDS))}")
+            continue
+        parts = [k.strip() for k in keys.split(",")]
+        if not any(parts):
+            problems.append(
+                f"{entry}: no key (an essential binding cannot be removed)"
+                if binding in ESSENTIAL_BINDINGS
+                else f"{entry}: no key"
+            )
+            continue
+        for part in parts:
+            why = "an empty key in the list" if not part else key_problem(part)
+            if why:
+                problems.append(f"{entry}: {why}")
+                break
+    for binding, default in ESSENTIAL_BINDINGS.items():
+        own = {k.strip() for k in keymap.get(binding, default).split(",")}
+        for other, keys in keymap.items():
+            if other == binding or other not in BINDING_IDS:
+                continue
+            taken = own & {k.strip() for k in keys.split(",")}
+            if taken:
+                key = sorted(taken)[0]
+                problems.append(f"keymap.{other} = {keys!r}: takes {key!r} from {binding}, which would have no key")
+    return problems
+
+
 #: Router names become model ids (``router:<name>``).
 RouterName = Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]+$")]
 
@@ -126,7 +212,8 @@ class Settings(BaseModel):
     endpoints: dict[str, Endpoint] = Field(default_factory=dict)
     #: Name -> several deployments of one model, used as ``router:<name>``.
     routers: dict[RouterName, Router] = Field(default_factory=dict)
-    #: Binding id -> keys, e.g. {"run": "ctrl+r,f5"} (Textual's set_keymap).
+    #: Binding id -> keys, e.g. {"run": "ctrl+r,f5"} (Textual's set_keymap); checked by
+    #: :func:`keymap_problems` (an unknown id, a key that cannot fire, quit left without a key).
     keymap: dict[str, str] = Field(default_factory=dict)
     theme: str = "textual-dark"
     #: Refuse contexts larger than the model's window unless forced.
@@ -134,6 +221,35 @@ class Settings(BaseModel):
     #: Anthropic prompt caching of the history prefix (core.providers.prompt_cache): "auto" marks a
     #: prefix sent more than once, "always" every long one, "off" none. OpenAI caches on its own.
     prompt_cache: Literal["auto", "always", "off"] = "auto"
+
+    @field_validator("keymap")
+    @classmethod
+    def _keymap_works(cls, keymap: dict[str, str]) -> dict[str, str]:
+        problems = keymap_problems(keymap)
+        if problems:
+            raise ValueError("; ".join(problems))
+        return keymap
+
+    def key_envs(self) -> set[str]:
+        """Names of every env var this configuration reads a key from (endpoints, router deployments)."""
+        names = {ep.api_key_env for ep in self.endpoints.values()}
+        names |= {d.api_key_env for r in self.routers.values() for d in r.deployments}
+        return {n for n in names if n}
+
+    @model_validator(mode="after")
+    def _register_key_envs(self) -> Settings:
+        # Whatever they are called, their values are secrets from now on (core.providers.redact).
+        _KEY_ENVS.update(self.key_envs())
+        return self
+
+
+#: Every key variable a configuration read in this process names (see Settings.key_envs).
+_KEY_ENVS: set[str] = set()
+
+
+def configured_key_envs() -> set[str]:
+    """The key variables named by any configuration read so far: core.providers.redact masks their values."""
+    return set(_KEY_ENVS)
 
 
 ENV_PREFIX = "PREFSCOPE_"
@@ -188,6 +304,12 @@ def load_settings(config: str | Path | None = None, **overrides: object) -> Sett
                 file_values = tomllib.load(fh)
         except tomllib.TOMLDecodeError as exc:
             raise SettingsError(f"{path}: invalid TOML ({exc})") from exc
+        except UnicodeDecodeError as exc:
+            raise SettingsError(
+                f"{path}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}); save it as UTF-8"
+            ) from None
+        except OSError as exc:
+            raise SettingsError(f"{path}: cannot read the config file ({exc.strerror or exc})") from None
     try:
         merged = {**file_values, **env_values()}
         merged.update({k: v for k, v in overrides.items() if v is not None})

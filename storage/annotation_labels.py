@@ -156,7 +156,8 @@ class ImportedLabels:
 
 def import_labels(db: Database, path: Path, *, max_rows: int = 1_000_000) -> ImportedLabels:
     """Labels from ``path`` (CSV: response_id, annotator, dimension, score[, note]); every row is
-    checked first and nothing is stored unless all are valid. A dimension is ``kind:dimension``
+    checked first and nothing is stored unless all are valid (two rows giving one annotator's label
+    of one answer and dimension different scores are invalid). A dimension is ``kind:dimension``
     (``alignment`` alone means the rubric's); the score must lie on the scale the judges use."""
     data = path.read_bytes()
     try:
@@ -183,11 +184,25 @@ def import_labels(db: Database, path: Path, *, max_rows: int = 1_000_000) -> Imp
     errors: list[str] = []
     items: list[tuple[str, str, Judgment]] = []
     extra = {"imported_from": path.name, "blind": None}
+    #: (response, annotator, kind, dimension) -> (line, score) of its first label in the file.
+    first: dict[tuple[str, str, str, str], tuple[int, float | None]] = {}
     for n, row in rows:
         try:
-            items.append(_imported(db, row, extra))
+            item = _imported(db, row, extra)
         except ValueError as exc:  # AnnotationError, or a score off the scale
             errors.append(f"line {n}: {exc}")
+            continue
+        items.append(item)
+        _, response_id, j = item
+        key = (response_id, j.extra["annotator"], j.kind, j.dimension)
+        if key not in first:
+            first[key] = (n, j.score)
+        elif first[key][1] != j.score:
+            line, score = first[key]
+            errors.append(
+                f"line {n}: {key[1]!r} labels {j.kind}:{j.dimension} of {response_id!r} {j.score:g}, "
+                f"but line {line} labels it {score:g} (keep one)"
+            )
     if errors:
         more = f" (and {len(errors) - 10} more)" if len(errors) > 10 else ""
         raise AnnotationError(f"{path}: nothing imported; " + "; ".join(errors[:10]) + more)

@@ -11,6 +11,9 @@ judges, compares, exports and reports like any other. What marks it:
 * its id is ``run-imported-<12 hex>``, a hash of the file's sha256, the record index and how
   the answer was produced (model, method, context, turns): importing the same file again finds
   every id stored and adds nothing.
+* the same record twice in one file (every field equal but its position: the user and query, or
+  texts, it matches, the model and how it was produced, the answer text, messages and meta) is a
+  duplicate: skipped and counted (``keep_duplicates`` stores it as a run of its own).
 
 :func:`save_imported` resolves every answer first (stored ids, text match, or the answer's own
 fallback user) and raises :class:`ImportedAnswerError` naming file, record and field before
@@ -56,6 +59,10 @@ class ImportedRunsSummary:
     unmatched: int = 0
     users_added: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: (file, record label, label of the first record it repeats), in file order.
+    duplicates: list[tuple[str, str, str]] = field(default_factory=list)
+    #: Whether the duplicates were stored (``keep_duplicates``) rather than skipped.
+    duplicates_kept: bool = False
 
 
 def imported_run_id(answer: ImportedAnswer) -> str:
@@ -70,15 +77,34 @@ def model_id(answer: ImportedAnswer) -> str:
     return f"{PROVIDER}:{answer.model}"
 
 
-def save_imported(db: Database, result: ResultsImport) -> ImportedRunsSummary:
-    """Link every answer to a user and query, then store the new runs in one transaction."""
-    summary = ImportedRunsSummary(format=result.format, notes=list(result.notes))
+#: What an answer's position in its file leaves out (the notes and fallback user derive from it).
+_POSITIONAL = {"record", "record_label", "prompt_notes", "fallback", "fallback_query_id"}
+
+
+def duplicate_key(answer: ImportedAnswer) -> str:
+    """Two answers of one file with the same key are the same record given twice."""
+    return answer.model_dump_json(exclude=_POSITIONAL)
+
+
+def save_imported(db: Database, result: ResultsImport, *, keep_duplicates: bool = False) -> ImportedRunsSummary:
+    """Link every answer to a user and query, then store the new runs in one transaction. A record
+    repeating an earlier one of the same file is listed in ``duplicates`` and skipped, unless
+    ``keep_duplicates``."""
+    summary = ImportedRunsSummary(format=result.format, notes=list(result.notes), duplicates_kept=keep_duplicates)
+    first_of: dict[str, str] = {}
     by_text = _texts_index(db)
     stored = {r[0] for r in db.execute("SELECT id FROM runs WHERE id LIKE 'run-imported-%'")}
     fallbacks: dict = {}
     todo: list[tuple[str, ImportedAnswer, str, str]] = []
     seen: set[str] = set()
     for a in result.answers:
+        key = duplicate_key(a)
+        if key in first_of:
+            summary.duplicates.append((a.source_file, a.record_label, first_of[key]))
+            if not keep_duplicates:
+                continue
+        else:
+            first_of[key] = a.record_label
         run_id = imported_run_id(a)
         if run_id in stored or run_id in seen:
             summary.runs_existing += 1

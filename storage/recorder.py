@@ -21,7 +21,7 @@ from typing import cast
 from sqlite_utils import Database
 
 from core.judges.base import Judgment
-from core.providers.redact import redact
+from core.providers.redact import ANSWER_MASK, answer_redactor, redact
 from core.run.spec import (
     JudgeScored,
     ResponseFinished,
@@ -133,10 +133,12 @@ class RunRecorder:
             self._dirty.clear()
         now = _now()
 
+        mask = answer_redactor()
+
         def job(db: Database) -> None:
             db.conn.executemany(
                 "UPDATE responses SET text = ?, updated_at = ? WHERE id = ? AND status = 'running'",
-                [(text, now, rid) for rid, text in snapshot.items()],
+                [(mask(text), now, rid) for rid, text in snapshot.items()],
             )
 
         self.writer.post(job)
@@ -224,13 +226,23 @@ def insert_response(db: Database, e: ResponseStarted) -> None:
     )
 
 
+#: The note on a response whose answer had a key masked (by the provider's stream or here).
+SECRET_NOTE = f"a secret (the value of a key variable) in the answer was replaced by {ANSWER_MASK}"
+
+
 def finish_response(db: Database, e: ResponseFinished) -> None:
+    # Providers mask keys while streaming (core.providers.streaming); this catches any other source.
+    mask = answer_redactor()
+    text = mask(e.text)
+    error = redact(e.error)
+    if ANSWER_MASK in text and (error is None or SECRET_NOTE not in error):
+        error = SECRET_NOTE if error is None else f"{error}; {SECRET_NOTE}"
     db.table("responses").update(
         e.response_id,
         {
-            "text": e.text,
+            "text": text,
             "status": e.status,
-            "error": redact(e.error),
+            "error": error,
             "ttft_ms": e.ttft_ms,
             "duration_ms": e.duration_ms,
             "input_tokens": e.input_tokens,
@@ -246,8 +258,8 @@ def finish_response(db: Database, e: ResponseFinished) -> None:
     if e.status == "ok" and not e.cache_hit:
         row = db.execute("SELECT request_hash, model FROM responses WHERE id = ?", (e.response_id,)).fetchone()
         record = {
-            "text": e.text,
-            "chunks": [list(c) for c in e.chunks],
+            "text": text,
+            "chunks": [[t, mask(chunk)] for t, chunk in e.chunks],
             "model": row[1],
             "usage": {"input_tokens": e.input_tokens, "output_tokens": e.output_tokens},
         }

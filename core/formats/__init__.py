@@ -12,7 +12,7 @@ from types import ModuleType
 from core.formats.base import ImportResult
 from core.formats.errors import FormatError
 from core.formats.field_limits import DEFAULT_MAX_FIELD_CHARS, check_field_sizes
-from core.formats.reading import DEFAULT_MAX_BYTES
+from core.formats.reading import DEFAULT_MAX_BYTES, refuse_special
 from core.registry import FIRST, LAST, Entry, Registry, merged
 
 #: The generic formats; each benchmark adds its own (:mod:`core.benchmarks`) between them.
@@ -83,6 +83,7 @@ def load_path(
     path = Path(path)
     if not path.exists():
         raise FormatError(str(path), "no such file or folder")
+    refuse_special(path)  # before detection opens it: a FIFO blocks, /dev/zero never ends
     name = format or detect_format(path)
     module = format_module(name)
     if options:

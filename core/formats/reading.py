@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 from pathlib import Path
 from typing import TypeVar, overload
 
@@ -14,14 +16,37 @@ DEFAULT_MAX_BYTES = 200 * 1024 * 1024
 T = TypeVar("T")
 
 
+_SPECIAL = (
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def refuse_special(path: Path, source: str | None = None) -> None:
+    """A FormatError when ``path`` is a FIFO, device or socket: checked with ``os.stat`` before any
+    open, since opening a FIFO for reading blocks until a writer comes and /dev/zero never ends."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return  # missing or unreadable: the caller's open or stat says so
+    for test, what in _SPECIAL:
+        if test(mode):
+            raise FormatError(source or str(path), f"not a regular file but {what}; pass a file or a folder")
+
+
 def check_size(path: Path, max_bytes: int = DEFAULT_MAX_BYTES, source: str | None = None) -> int:
     """The file's size in bytes; a FormatError (named ``source`` or the file name) when it cannot be
-    read or is above the import limit."""
+    read, is not a regular file (a FIFO, device or socket) or is above the import limit."""
     name = source or path.name
     try:
-        size = path.stat().st_size
+        st = os.stat(path)
     except OSError as exc:
         raise FormatError(name, f"cannot read file: {exc.strerror or exc}") from exc
+    if not stat.S_ISREG(st.st_mode):
+        refuse_special(path, source or str(path))
+    size = st.st_size
     if size > max_bytes:
         raise FormatError(
             name,

@@ -58,6 +58,7 @@ from core.providers.litellm_provider import (
     remember_unpriced,
     response_events,
 )
+from core.providers.redact import remember_key_env
 from core.providers.streaming import StreamState, guarded
 
 if TYPE_CHECKING:
@@ -132,6 +133,7 @@ def _litellm_params(name: str, number: int, dep: Deployment) -> dict:
     if dep.api_base:
         params["api_base"] = dep.api_base
     if dep.api_key_env:
+        remember_key_env(dep.api_key_env)  # its value is redacted from every error, answer and stored text
         key = os.environ.get(dep.api_key_env)
         if not key:
             raise RouterConfigError(

@@ -6,6 +6,10 @@ under the call's deadline and turns whatever escapes into one :class:`Error` eve
 provider's *classifier*. Cancellation is never swallowed: a cancelled task propagates
 ``CancelledError`` through the producer, whose ``async with`` / ``finally`` closes the stream.
 
+Secrets: error messages are redacted, and the answer's text goes through a
+:class:`~core.providers.redact.StreamRedactor`, so a key the model (or a server) puts in an answer
+is masked before the engine, the screen, the database or the response cache see it.
+
 Consumers should iterate with ``contextlib.aclosing(provider.stream(...))`` so that breaking out
 of the loop closes the connection at once rather than when the generator is garbage-collected.
 """
@@ -17,7 +21,7 @@ from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass, replace
 
 from core.providers.events import Delta, Done, Error, StreamEvent, Usage
-from core.providers.redact import redact
+from core.providers.redact import StreamRedactor, redact
 
 
 @dataclass
@@ -46,6 +50,7 @@ async def guarded(
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout_s
     state = StreamState(label=label)
+    secrets = StreamRedactor()
     try:
         while True:
             window = asyncio.timeout_at(deadline)
@@ -53,8 +58,12 @@ async def guarded(
                 async with window:
                     event = await anext(producer)
             except StopAsyncIteration:
+                if held := secrets.flush():
+                    yield Delta(held)
                 return
             except TimeoutError as exc:
+                if held := secrets.flush():
+                    yield Delta(held)
                 if window.expired():
                     yield _redacted(
                         Error(
@@ -68,11 +77,18 @@ async def guarded(
                     yield _redacted(classify(exc, state))
                 return
             except Exception as exc:  # noqa: BLE001 - every failure becomes an Error event, by contract
+                if held := secrets.flush():
+                    yield Delta(held)
                 yield _redacted(classify(exc, state))
                 return
             if isinstance(event, Delta):
                 state.deltas += 1
                 state.chars += len(event.text)
+                if shown := secrets.feed(event.text):
+                    yield replace(event, text=shown)
+                continue
+            if held := secrets.flush():
+                yield Delta(held, event.t)
             yield event
     finally:
         await producer.aclose()

@@ -35,7 +35,7 @@ from pathlib import Path
 from types import ModuleType
 
 from core.formats.errors import FormatError
-from core.formats.reading import DEFAULT_MAX_BYTES
+from core.formats.reading import DEFAULT_MAX_BYTES, refuse_special
 from core.registry import LAST, Entry, Registry, merged
 from core.results.model import ImportedAnswer, ResultsImport
 
@@ -79,6 +79,7 @@ def load_results(path: str | Path, format: str | None = None, max_bytes: int = D
     path = Path(path)
     if not path.exists():
         raise FormatError(str(path), "no such file or folder")
+    refuse_special(path)  # before detection opens it: a FIFO blocks, /dev/zero never ends
     name = format or detect_result_format(path)
     result = result_format(name).load(path, max_bytes)
     if not result.answers:

@@ -35,19 +35,40 @@ class LazyGroup(click.Group):
 
     def invoke(self, ctx: click.Context):
         """Every command (and the TUI) under one handler: a database damaged past the pages the open
-        checks read, or a model id no provider serves, ends in one line and exit 1, not a traceback."""
+        checks read, a model id no provider serves, a full disk, an unreadable or special file or a
+        file that is not UTF-8 end in one line and exit 1, not a traceback; Ctrl+C exits 130."""
         import sqlite3
 
+        args = [*ctx._protected_args, *ctx.args]  # the subcommand's, to name its files on an OSError
         try:
             return super().invoke(ctx)
         except sqlite3.DatabaseError as exc:
             from tui.cli.errors import database_failure
 
             database_failure(ctx, exc)
+        except UnicodeDecodeError as exc:
+            from tui.cli.errors import decode_failure
+
+            decode_failure(exc)
         except (ValueError, RuntimeError) as exc:
             from tui.cli.errors import known_failure
 
             known_failure(ctx, exc)
+            raise
+        except OSError as exc:
+            from tui.cli.errors import os_failure
+
+            os_failure(self, ctx, args, exc)
+            raise
+        except KeyboardInterrupt:
+            from tui.cli.errors import interrupted
+
+            interrupted()
+        except click.Abort as exc:  # a prompt's Ctrl+C; a declined confirmation stays "Aborted!", exit 1
+            if isinstance(exc.__context__, KeyboardInterrupt):
+                from tui.cli.errors import interrupted
+
+                interrupted()
             raise
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:

@@ -3,6 +3,7 @@ foresee end in one red line naming the file or the cause and exit 1, never a tra
 
 from __future__ import annotations
 
+import errno
 import sqlite3
 from pathlib import Path
 from typing import NoReturn
@@ -10,7 +11,7 @@ from typing import NoReturn
 import click
 
 from core.text.terminal_safe import terminal_safe
-from tui.cli.common import fail
+from tui.cli.common import EXIT_INTERRUPTED, fail
 
 
 def database_failure(ctx: click.Context, exc: sqlite3.DatabaseError) -> NoReturn:
@@ -40,6 +41,62 @@ def known_failure(ctx: click.Context, exc: Exception) -> None:
         from app.errors import damaged_message
 
         fail(damaged_message(_db_path(ctx), exc))
+
+
+_OS_HINTS = {
+    errno.ENOSPC: "the disk is full; free some space and try again",
+    errno.EDQUOT: "the disk quota is used up; free some space and try again",
+    errno.EFBIG: "the file would pass the file size limit of this system or account",
+    errno.EACCES: "check the file's and its folder's permissions",
+    errno.EPERM: "check the file's and its folder's permissions",
+    errno.EROFS: "the file system is read-only",
+    errno.EIO: "the disk failed to read or write (I/O error)",
+}
+
+
+def os_failure(group: click.Group, ctx: click.Context, args: list[str], exc: OSError) -> None:
+    """One red line naming the file for an OSError (disk full, file too large, permission, a special
+    file); return (re-raise) for a closed stdout, which click handles quietly."""
+    if exc.errno == errno.EPIPE:
+        return
+    what = exc.strerror or str(exc) or type(exc).__name__
+    hint = _OS_HINTS.get(exc.errno or 0)
+    files = [str(f) for f in (exc.filename, exc.filename2) if f is not None]
+    where = " → ".join(files) if files else " or ".join(_path_params(group, ctx, args))
+    message = f"{where}: {what}" if where else f"{ctx.invoked_subcommand or 'prefscope'}: {what}"
+    if hint and hint.lower() not in what.lower():
+        message += f" ({hint})"
+    fail(message)
+
+
+def _path_params(group: click.Group, ctx: click.Context, args: list[str]) -> list[str]:
+    """The file options the failed command was given (``--out``, ``--png``, ``--csv`` …): a write
+    that fails mid-way raises an OSError without a file name."""
+    try:
+        name, command, rest = group.resolve_command(ctx, list(args))
+        if command is None or name is None:
+            return []
+        sub = command.make_context(name, rest, parent=ctx, resilient_parsing=True)
+    except (click.ClickException, click.exceptions.Exit, ValueError):
+        return []
+    found = []
+    for param in command.params:
+        value = sub.params.get(param.name or "")
+        if isinstance(param.type, click.Path) and isinstance(value, (str, Path)) and not param.multiple:
+            found.append(str(value))
+    return found
+
+
+def decode_failure(exc: UnicodeDecodeError) -> NoReturn:
+    fail(
+        f"a file is not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}: {exc.reason}); "
+        "save it as UTF-8"
+    )
+
+
+def interrupted() -> NoReturn:
+    """Ctrl+C: a short line and exit 130 (the README's exit codes), not click's "Aborted!" and 1."""
+    fail("interrupted (Ctrl+C)", code=EXIT_INTERRUPTED)
 
 
 def _db_path(ctx: click.Context) -> Path:

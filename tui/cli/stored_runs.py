@@ -18,8 +18,38 @@ FILTERS = [
     click.option("--method", "methods", multiple=True, help="Method (repeatable)."),
     click.option("--context", "contexts", multiple=True, help="Context configuration (repeatable)."),
     click.option("--batch", "labels", multiple=True, help="Batch name (repeatable)."),
-    click.option("--since", default=None, help="Runs created at or after this ISO date/time, e.g. 2026-05-01."),
+    click.option(
+        "--since",
+        default=None,
+        callback=lambda ctx, param, value: since_value(value),
+        help="Runs created at or after this ISO date or date-time (UTC unless it has an offset), "
+        "e.g. 2026-05-01 or 2026-05-01T14:30.",
+    ),
 ]
+
+
+def since_value(value: str | None) -> str | None:
+    """``--since`` as stored times compare: a date as ``YYYY-MM-DD``, a date-time in UTC (naive =
+    UTC). Anything else is a usage error naming the value and the expected form."""
+    import datetime as dt
+
+    if value is None:
+        return None
+    text = value.strip()
+    try:
+        return dt.date.fromisoformat(text).isoformat()
+    except ValueError:
+        pass
+    try:
+        moment = dt.datetime.fromisoformat(text)
+    except ValueError:
+        raise click.BadParameter(
+            f"{value!r} is not an ISO date or date-time (expected e.g. 2026-05-01 or 2026-05-01T14:30)",
+            param_hint="'--since'",
+        ) from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=dt.UTC)
+    return moment.astimezone(dt.UTC).isoformat()
 
 
 def filters(func):

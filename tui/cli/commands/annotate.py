@@ -82,6 +82,13 @@ def annotate(
 
     wb = open_workbench(obj, sample_data=False)
     if import_path is not None:
+        from core.formats import FormatError
+        from core.formats.reading import refuse_special
+
+        try:  # before the read: a FIFO blocks it, /dev/zero never ends
+            refuse_special(import_path)
+        except FormatError as exc:
+            fail(str(exc))
         if wb.settings.max_import_mb and import_path.stat().st_size > wb.settings.max_import_mb * 1024 * 1024:
             fail(f"{import_path}: larger than max_import_mb = {wb.settings.max_import_mb} MB")
         try:

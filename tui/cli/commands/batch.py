@@ -40,6 +40,16 @@ def _grid(
 ):
     from core.run.grid import GridError, load_grid, parse_grid
 
+    if grid_path:  # checked before the read: a FIFO blocks it, /dev/zero never ends
+        from pathlib import Path
+
+        from core.formats import FormatError
+        from core.formats.reading import check_size
+
+        try:  # the import's size limit (max_import_mb's default) and its special-file refusal
+            check_size(Path(grid_path), source=str(grid_path))
+        except FormatError as exc:
+            raise click.ClickException(str(exc)) from None
     try:
         base = load_grid(grid_path).model_dump() if grid_path else {}
     except GridError as exc:

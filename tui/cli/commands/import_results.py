@@ -31,13 +31,22 @@ COMMAND = CommandInfo(
 @click.argument("path", type=click.Path(path_type=Path))
 @click.option("--format", "format_", type=click.Choice(result_format_names()), help="Skip auto-detection.")
 @click.option("--max-mb", type=click.IntRange(min=1), help="Refuse files larger than this (default from settings).")
+@click.option(
+    "--keep-duplicates",
+    is_flag=True,
+    help="Store a record repeated in its file as a run of its own (default: skip it and say so).",
+)
 @click.pass_obj
-def import_results(obj, path: Path, format_: str | None, max_mb: int | None) -> None:
+def import_results(obj, path: Path, format_: str | None, max_mb: int | None, keep_duplicates: bool) -> None:
     """Import answers produced elsewhere (a file or folder) as runs, all or nothing.
 
     Each answer becomes one run of model imported:<model>, linked to a stored user and query:
     PrefEval records by their preference and question text (the others get a user of their own),
     generic JSONL by its user and query ids. Importing the same file again adds nothing.
+
+    A record that repeats an earlier one of the same file (the same user and query, or texts, the
+    same model and how it was produced, the same answer text, messages and meta; only its position
+    differs) is a duplicate: it is skipped and counted, or stored with --keep-duplicates.
     """
     from core.formats import FormatError
     from core.results import load_results
@@ -50,7 +59,7 @@ def import_results(obj, path: Path, format_: str | None, max_mb: int | None) -> 
         fail(str(exc))
     wb = open_workbench(obj, sample_data=False)
     try:
-        summary = wb.save_imported(result)
+        summary = wb.save_imported(result, keep_duplicates=keep_duplicates)
     except FormatError as exc:
         fail(str(exc))
     except sqlite3.DatabaseError as exc:
@@ -74,5 +83,18 @@ def import_results(obj, path: Path, format_: str | None, max_mb: int | None) -> 
         out.print(Text(line))
     elif total:
         out.print(Text("nothing new to store: this file was imported before"))
+    if summary.duplicates:
+        out.print(safe_text(duplicates_line(summary.duplicates, summary.duplicates_kept), style="yellow"))
     for note in summary.notes:
         out.print(safe_text(f"note: {note}", style="yellow"))
+
+
+def duplicates_line(duplicates: list[tuple[str, str, str]], kept: bool) -> str:
+    """One line: how many repeated records were skipped (or kept), naming the first few."""
+    n = len(duplicates)
+    shown = "; ".join(f"{file} {label} repeats {first}" for file, label, first in duplicates[:3])
+    more = f"; {n - 3} more" if n > 3 else ""
+    what = f"{n} duplicate record{'s' * (n != 1)}"
+    if kept:
+        return f"kept {what} as runs of their own (--keep-duplicates): {shown}{more}"
+    return f"skipped {what}: {shown}{more} (--keep-duplicates stores them)"
