@@ -47,6 +47,7 @@ class Base:
         self._users: dict[str, UserBundle] = {}
         self._pools: list[FillerPool] | None = None
         self._recorder: RunRecorder | None = None
+        self._recorder_lock = threading.Lock()
         self._closed = False
         #: What :meth:`app.workbench.Workbench.open` did (sample data imported, runs marked
         #: interrupted), for the operator.
@@ -83,7 +84,7 @@ class Base:
             return
         from storage.db import open_db
 
-        db = open_db(self.db_path, readonly=self.readonly)
+        db = open_db(self.db_path, readonly=self.readonly, verify=False)  # checked when the workbench opened
         try:
             yield db
         finally:
@@ -133,17 +134,19 @@ class Base:
 
     # -- the single writer -----------------------------------------------------------------
     def recorder(self) -> RunRecorder:
-        if self._recorder is None:
-            from storage.recorder import RunRecorder
+        with self._recorder_lock:  # made once, also when first asked from a worker thread
+            if self._recorder is None:
+                from storage.recorder import RunRecorder
 
-            self._recorder = RunRecorder(self.db_path, write_deadline_s=self.settings.write_deadline_s)
-        return self._recorder
+                self._recorder = RunRecorder(self.db_path, write_deadline_s=self.settings.write_deadline_s)
+            return self._recorder
 
-    def write_problem(self) -> str | None:
-        """Why this database cannot store anything now, in one line naming it (a read-only file or
-        folder, a full disk, a lock held past ``write_deadline_s``); ``None`` when a probe write
-        through the recorder's writer commits (``storage.writable``). Asked by every command that
-        spends model calls before its first call, so no answer is paid for and then lost."""
+    def write_problem(self, answers: int = 1) -> str | None:
+        """Why this database cannot store ``answers`` answers now, in one line naming it (a
+        read-only file or folder, a full disk or too little room left on it, a lock held past
+        ``write_deadline_s``); ``None`` when the disk has room and a probe write through the
+        recorder's writer commits (``storage.writable``). Asked by every command that spends model
+        calls before its first call, so no answer is paid for and then lost. Safe on any thread."""
         import sqlite3
 
         from storage.writable import NotWritable, check_writable, reason
@@ -151,7 +154,7 @@ class Base:
         if self.readonly:
             return f"cannot write to {self.db_path}: it was opened read-only"
         try:
-            check_writable(self.recorder().writer, self.db_path)
+            check_writable(self.recorder().writer, self.db_path, answers=answers)
         except NotWritable as exc:
             return str(exc)
         except (sqlite3.Error, OSError) as exc:  # the writer's own connection could not open

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from app.workbench import Workbench
 from core.plan import PromptPlan
-from core.run.batch import BatchRunner, Progress
+from core.run.batch import BatchRunner, Progress, select
 from core.run.cells import EngineCellRunner
 from core.run.engine import EngineOptions
 from core.run.estimate import Estimate, estimate_cells
@@ -51,6 +51,9 @@ class BatchSession:
     judges: list
     #: Close the workbench with the session (it was opened for this batch only).
     owns_workbench: bool = False
+    #: Why writes failed and where the lost answers were saved (``storage.recorder.AnswersNotStored``),
+    #: once :meth:`finish` met failed writes.
+    write_error: Exception | None = None
 
     async def estimate(self) -> Estimate:
         """Tokens and cost of the cells still to run. Their plans are built now (and cached), and
@@ -77,14 +80,15 @@ class BatchSession:
         """Wait for every write, then make the progress say what is stored.
 
         Cells whose answer could not be written are moved from their outcome's count to
-        ``unstored`` (the store already set them back to run again on resume).
+        ``unstored`` (the store already set them back to run again on resume); ``write_error``
+        says why, and where their answers were saved (:meth:`unstored_note`).
         """
         from storage.writer import WriterError
 
         try:
             self.workbench.flush()
-        except WriterError:
-            pass  # every failed write of a run is counted per cell below; none is dropped silently
+        except WriterError as exc:  # every failed write of a run is counted per cell below
+            self.write_error = exc
         p = self.progress
         for status, n in self.store.unstored().items():
             if status == "ok":
@@ -94,6 +98,15 @@ class BatchSession:
             p.unstored += n
         self.store.unstored_runs.clear()
         return p
+
+    def unstored_note(self) -> str:
+        """Why the unstored answers were not stored (a full disk, a read-only file, a lock held
+        past ``write_deadline_s``) and where they were saved instead, in one clause."""
+        from storage.writable import reason
+
+        why = reason(self.write_error) if self.write_error is not None else "the database refused the writes"
+        saved = self.recorder.recovery.note()
+        return f"{why}; {saved}" if saved else why
 
     def close(self) -> None:
         try:
@@ -143,10 +156,14 @@ def open_batch(
         cells = [Cell(c.key, c.spec.model_copy(update={"label": name})) for c in cells]
     progress = Progress()
     recorder = workbench.recorder()  # its writer keeps retrying for settings.write_deadline_s
+    store = SqliteCellStore(workbench.db, recorder.writer, recorder.lost)
+    todo, _ = select(cells, store.statuses(name), retry_failed=retry_failed)
+    answers = len(todo) * (2 if grid.probe else 1)  # a knowledge probe per cell, about
     try:
-        check_writable(recorder.writer, workbench.db_path)
+        check_writable(recorder.writer, workbench.db_path, answers=answers)
     except NotWritable as exc:
         raise BatchSetupError(f"{exc}; nothing was run") from None
+    store.settle(name)  # answers stored by a run whose last writes failed: done, not run again
     cell_runner = EngineCellRunner(
         workbench.provider,
         recorder.record,
@@ -160,7 +177,6 @@ def open_batch(
         progress=progress,
         probe_judges=workbench.judges if grid.probe else None,
     )
-    store = SqliteCellStore(workbench.db, recorder.writer, recorder.lost)
     runner = BatchRunner(
         name,
         cells,

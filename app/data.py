@@ -15,9 +15,9 @@ SAMPLE_DATA = Path(__file__).resolve().parent.parent / "sample_data"
 class Data(Base):
     def ensure_sample_data(self) -> list[str]:
         """Import the bundled sample users on first run (empty database). Returns what was imported."""
-        from storage.users import list_users, save_import
+        from storage.users import has_users, save_import
 
-        if list_users(self.db) or not SAMPLE_DATA.is_dir():
+        if has_users(self.db) or not SAMPLE_DATA.is_dir():
             return []
         from core.formats import load_path
 
@@ -57,6 +57,12 @@ class Data(Base):
         from storage.users import list_users
 
         return list_users(self.db)
+
+    def user_choices(self):
+        """Every user's id, name and source for a picker (``storage.users.UserChoice``), no counts."""
+        from storage.users import user_choices
+
+        return user_choices(self.db)
 
     def filler_pool_choices(self, user_id: str, context: str = "normal"):
         """Every stored pool (id, name, source, sessions, chars) and the ids ``user_id`` draws from

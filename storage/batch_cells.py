@@ -9,6 +9,11 @@ gone); the row count says whether this process got it. A running claim names its
 (``claimed by pid N on HOST`` in ``error``, which is otherwise empty while running), so a claim
 left by a killed process is taken over on resume. A cell whose answer could not be written is
 set back to ``interrupted`` (or stays ``running`` for a dead owner) and runs again on resume.
+
+A cell whose final answer was stored although another write of its run failed (its status, a
+score, the run's end; or its process died before marking it) is settled instead of run again:
+the cell becomes ``ok`` and so does its run row, which would otherwise say ``interrupted``
+(:meth:`SqliteCellStore.settle`, when a batch opens, and at each claim).
 """
 
 from __future__ import annotations
@@ -72,14 +77,31 @@ WHERE batch_cells.status IN ('pending', 'cancelled', 'interrupted')
    OR (:retry AND batch_cells.status IN ('error', 'partial') AND batch_cells.updated_at < :since)
 """
 
-#: A dead owner may have stored its run in full and died before marking the cell: that cell is
-#: done, and re-running it would store its answer twice.
-_SETTLE_DEAD_CLAIM = """
-UPDATE batch_cells SET status = 'ok', error = NULL, updated_at = :now
-WHERE batch = :batch AND cell_key = :key AND status = 'running' AND prefscope_claim_dead(error)
-  AND EXISTS (SELECT 1 FROM responses WHERE responses.run_id = batch_cells.run_id
-              AND responses.is_final = 1 AND responses.status = 'ok')
+#: Cells whose final answer is stored though the cell is not marked done: its owner died before
+#: marking it (``running`` under a dead claim), or another write of its run failed
+#: (``interrupted``). Re-running them would store their answer twice.
+_SETTLEABLE = """
+batch_cells.batch = :batch AND (:key IS NULL OR batch_cells.cell_key = :key)
+AND (batch_cells.status = 'interrupted'
+     OR (batch_cells.status = 'running' AND prefscope_claim_dead(batch_cells.error)))
+AND EXISTS (SELECT 1 FROM responses WHERE responses.run_id = batch_cells.run_id
+            AND responses.is_final = 1 AND responses.status = 'ok')
 """
+#: Their run rows say what is stored: the answer is, so the run is ``ok`` (a batch cell's run has
+#: one model), not the ``running``/``interrupted`` its lost last write left.
+_SETTLE_RUNS = f"""
+UPDATE runs SET status = 'ok', finished_at = coalesce(finished_at, :now)
+WHERE status IN ('running', 'interrupted') AND id IN (SELECT batch_cells.run_id FROM batch_cells WHERE {_SETTLEABLE})
+"""
+_SETTLE_CELLS = f"UPDATE batch_cells SET status = 'ok', error = NULL, updated_at = :now WHERE {_SETTLEABLE}"
+
+
+def settle(db: Database, batch: str, key: str | None = None) -> int:
+    """Mark the batch's settleable cells (one cell: ``key``) and their runs ``ok``; how many cells."""
+    db.conn.create_function("prefscope_claim_dead", 1, claim_is_dead)
+    params = {"batch": batch, "key": key, "now": _now()}
+    db.conn.execute(_SETTLE_RUNS, params)
+    return db.conn.execute(_SETTLE_CELLS, params).rowcount
 
 
 @dataclass(frozen=True)
@@ -101,6 +123,11 @@ class SqliteCellStore:
         self.unstored_runs: dict[str, str] = {}
         self._lock = threading.Lock()
 
+    def settle(self, batch: str) -> int:
+        """Settle the batch's cells whose answer is stored but which are not marked done (see
+        :func:`settle`), before its cells are planned; how many were."""
+        return self.writer.call(lambda db: settle(db, batch))
+
     def statuses(self, batch: str) -> dict[str, str]:
         return dict(self.db.execute("SELECT cell_key, status FROM batch_cells WHERE batch = ?", [batch]).fetchall())
 
@@ -117,8 +144,7 @@ class SqliteCellStore:
         }
 
         def job(db: Database) -> bool:
-            db.conn.create_function("prefscope_claim_dead", 1, claim_is_dead)
-            db.conn.execute(_SETTLE_DEAD_CLAIM, {k: params[k] for k in ("batch", "key", "now")})
+            settle(db, batch, cell.key)  # stored meanwhile by a process that then died: done, not taken
             return db.conn.execute(_CLAIM, params).rowcount == 1
 
         # Awaited, not blocking: a busy database must not stall the runs already in flight. Shielded:

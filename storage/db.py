@@ -46,11 +46,14 @@ def default_db_path() -> Path:
     return Path(load_settings().db)
 
 
-def open_db(path: str | Path | None = None, *, migrate: bool = True, readonly: bool = False) -> Database:
+def open_db(
+    path: str | Path | None = None, *, migrate: bool = True, readonly: bool = False, verify: bool = True
+) -> Database:
     """Open the database at ``path`` and bring its schema up to date.
 
     Writable (the default): the file and its folder are created if missing, here at open time,
-    never at import time. ``readonly``: nothing is created or written (a missing file raises
+    never at import time; ``verify`` first checks that its pages are intact (:func:`check_intact`),
+    so a damaged file is refused before anything is written to it. ``readonly``: nothing is created or written (a missing file raises
     :class:`DatabaseRefused`); a database that still needs migrating or stamping is upgraded once
     through a writable connection first, since the code reads the current schema.
     Raises :class:`DatabaseRefused` for a file that is not ours, untouched.
@@ -62,7 +65,8 @@ def open_db(path: str | Path | None = None, *, migrate: bool = True, readonly: b
     check_file(target, must_exist=readonly)
     if not readonly:
         target.parent.mkdir(parents=True, exist_ok=True)
-        return _prepared(sqlite3.connect(str(target), timeout=BUSY_TIMEOUT_MS / 1000), target, migrate=migrate)
+        conn = sqlite3.connect(str(target), timeout=BUSY_TIMEOUT_MS / 1000)
+        return _prepared(conn, target, migrate=migrate, verify=verify)
     db = _prepared(_connect_readonly(target), target, migrate=False, readonly=True)
     if migrate:
         try:
@@ -102,10 +106,14 @@ def _connect_readonly(target: Path) -> sqlite3.Connection:
         return sqlite3.connect(uri + "&immutable=1", uri=True)
 
 
-def _prepared(conn: sqlite3.Connection, target: Path, *, migrate: bool, readonly: bool = False) -> Database:
+def _prepared(
+    conn: sqlite3.Connection, target: Path, *, migrate: bool, readonly: bool = False, verify: bool = False
+) -> Database:
     db = Database(conn, execute_plugins=False)  # no third-party sqlite-utils plugins in our connections
     try:
         db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        if verify:
+            check_intact(db, target)  # before claim and migrations: both write
         claim(db, target, stamp=not readonly)  # before configure: WAL mode would change a foreign file
         configure(db, readonly=readonly)
         if migrate:
@@ -127,6 +135,18 @@ def check_file(target: Path, *, must_exist: bool = False) -> None:
     holds on the same file from other threads of this process, and let another process corrupt it."""
     if must_exist and not target.exists():
         raise DatabaseRefused(f"no database at {target}")
+
+
+def check_intact(db: Database, target: Path) -> None:
+    """Refuse a file whose pages are damaged (:class:`DatabaseRefused`, untouched), before a writer
+    changes it: SQLite reports damage only when a query reads the damaged page, which may be after
+    other tables were written. ``quick_check`` reads every page once (linear in the file's size,
+    about 0.6 ms per MB from the page cache) but skips the index-to-table cross-check of
+    ``integrity_check``, which is superlinear."""
+    problems = [line for row in db.execute("PRAGMA quick_check(3)").fetchall() for line in row[0].splitlines()]
+    if problems != ["ok"]:
+        found = [p for p in problems if not p.startswith("***")]  # drop "*** in database main ***"
+        raise DatabaseRefused(damaged_message(target, "; ".join(found)))
 
 
 def claim(db: Database, target: Path, *, stamp: bool = True) -> None:

@@ -13,8 +13,9 @@ judgments, never a query per row. Safety:
   Numbers are never touched. To get the exact text back, drop a leading ``'`` when the next
   character is one of those six (or export JSONL, which is verbatim apart from the redaction).
 * **Secrets**: nothing secret is stored, and as a second line of defence every text cell has the
-  values of the environment's ``*_API_KEY`` / ``*_TOKEN`` / ``*_SECRET`` variables and
-  ``sk-…``-shaped keys replaced by ``[redacted]``. ``base_url`` is not exported.
+  key values :mod:`core.providers.redact` knows (any variable the configuration names as a key,
+  and ``*_API_KEY`` / ``*_KEY`` / ``*_TOKEN`` / ``*_SECRET`` ones, with base64 and URL-encoded
+  copies) and ``sk-…``-shaped keys replaced by ``[redacted]``. ``base_url`` is not exported.
 * Model output is only ever in the ``text`` column; verdicts are in ``score_…`` columns (wide) or
   judgment rows (long), never in the same cell.
 """
@@ -23,7 +24,6 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -34,6 +34,7 @@ from sqlite_utils import Database
 
 from core.analysis.score_columns import ScoreKey, score_column_names
 from core.judges.aggregate import source_of
+from core.providers.redact import secret_needles
 from storage.output_files import formula_safe
 
 REDACTED = "[redacted]"
@@ -177,17 +178,7 @@ def model_where(f: RunFilter, args: list, alias: str = "p") -> str:
 
 
 # -- secrets and formulas -------------------------------------------------------------------
-_SECRET_ENV = re.compile(r"(API_KEY|_TOKEN|_SECRET|_PASSWORD)$", re.I)
 _KEY_SHAPE = r"\bsk-[A-Za-z0-9_\-]{16,}"
-
-
-def secret_values(environ: dict[str, str] | None = None) -> list[str]:
-    env = os.environ if environ is None else environ
-    return sorted({v for k, v in env.items() if _SECRET_ENV.search(k) and len(v) >= 8}, key=len, reverse=True)
-
-
-def secret_pattern(environ: dict[str, str] | None = None) -> re.Pattern:
-    return re.compile("|".join([re.escape(v) for v in secret_values(environ)] + [_KEY_SHAPE]))
 
 
 class Cleaner:
@@ -195,8 +186,10 @@ class Cleaner:
 
     def __init__(self, neutralise: bool, environ: dict[str, str] | None = None):
         self.neutralise = neutralise
-        self._values = secret_values(environ)
-        self._secret = secret_pattern(environ)
+        # The same key values (and encoded copies) the providers mask: every variable the
+        # configuration names as a key, whatever its name, and every *_KEY / *_TOKEN / … variable.
+        self._values = secret_needles(environ)
+        self._secret = re.compile("|".join([re.escape(v) for v in self._values] + [_KEY_SHAPE]))
         self._shape = re.compile(_KEY_SHAPE)
 
     def _suspect(self, text: str) -> bool:

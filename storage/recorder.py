@@ -5,6 +5,12 @@ for longer than a checkpoint interval.
 an in-memory buffer; a ticker thread submits a checkpoint of every response whose text changed
 at most every ``CHECKPOINT_S`` seconds, so a crash (even ``kill -9``) loses at most that much of
 any partial answer. Everything else becomes one write job on the writer thread.
+
+Until a run's last write has its outcome, the recorder keeps what it needs to save the run's
+answers elsewhere: a finished answer whose write failed (a disk that filled up after the write
+check, a lock held past the deadline) goes to the recovery file beside the database
+(:mod:`storage.recovery`), which ``prefscope import-results`` reads back, and the error raised by
+``flush``/``close`` names that file.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import cast
 
@@ -32,6 +39,8 @@ from core.run.spec import (
     TokensArrived,
 )
 from storage.prompt_messages import insert_prompt_step
+from storage.recovery import RecoveryFile, answer_record
+from storage.writable import reason
 from storage.writer import WRITE_DEADLINE_S, Writer, WriterError
 
 CHECKPOINT_S = 0.25
@@ -41,11 +50,36 @@ def _now() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds")
 
 
+class AnswersNotStored(WriterError):
+    """Writes of runs failed; the message says why in the operator's terms, how many answers were
+    lost and where they were saved instead (``recovery``)."""
+
+    def __init__(self, errors: list[BaseException], message: str, recovery: RecoveryFile):
+        super().__init__(errors, message)
+        self.recovery = recovery
+
+
+@dataclass
+class _Journal:
+    """What a run's answers need to be saved elsewhere, kept until its last write has an outcome."""
+
+    started: RunStarted
+    responses: dict[str, ResponseStarted] = field(default_factory=dict)
+    #: response id -> its final event and the future of the write storing it.
+    finished: dict[str, tuple[ResponseFinished, Future]] = field(default_factory=dict)
+    scores: dict[str, list[Judgment]] = field(default_factory=dict)
+
+
 class RunRecorder:
     def __init__(
         self, db_path: str | Path, *, checkpoint_s: float = CHECKPOINT_S, write_deadline_s: float = WRITE_DEADLINE_S
     ):
         self.writer = Writer(db_path, deadline_s=write_deadline_s)
+        self.db_path = Path(db_path)
+        self.recovery = RecoveryFile(db_path)
+        self._journals: dict[str, _Journal] = {}
+        #: Answers saved to the recovery file (or not) that no raised error has reported yet.
+        self._told = (0, 0)
         self.checkpoint_s = checkpoint_s
         self._lock = threading.Lock()
         self._text: dict[str, list[str]] = {}
@@ -65,29 +99,43 @@ class RunRecorder:
                 self._dirty.add(event.response_id)
             return
         if isinstance(event, RunStarted):
+            with self._lock:
+                self._journals[event.run_id] = _Journal(event)
             self._write(event.run_id, lambda db: insert_run(db, event))
         elif isinstance(event, ResponseStarted):
             with self._lock:
                 self._text[event.response_id] = []
+                if (journal := self._journals.get(event.run_id)) is not None:
+                    journal.responses[event.response_id] = event
             self._write(event.run_id, lambda db: insert_response(db, event))
         elif isinstance(event, ResponseFinished):
             with self._lock:
                 self._text.pop(event.response_id, None)
                 self._dirty.discard(event.response_id)
-            self._write(event.run_id, lambda db: finish_response(db, event))
+            stored = self._write(event.run_id, lambda db: finish_response(db, event))
+            with self._lock:
+                if (journal := self._journals.get(event.run_id)) is not None:
+                    journal.finished[event.response_id] = (event, stored)
         elif isinstance(event, JudgeScored):
             # JudgeScored types its judgment as object; once it says Judgment, warn_redundant_casts flags this cast.
             judgment = cast(Judgment, event.judgment)
+            with self._lock:
+                if (journal := self._journals.get(event.run_id)) is not None and event.response_id is not None:
+                    journal.scores.setdefault(event.response_id, []).append(judgment)
             self._write(event.run_id, lambda db: insert_judgment(db, event.run_id, event.response_id, judgment))
         elif isinstance(event, RunFinished):
-            self._write(
-                event.run_id,
-                lambda db: db.execute(
-                    "UPDATE runs SET status = ?, finished_at = ? WHERE id = ?", (event.status, _now(), event.run_id)
-                ),
-            )
 
-    def _write(self, run_id: str, job: Callable[[Database], object]) -> None:
+            def finish_run(db: Database) -> None:
+                # A run some of whose writes failed is not 'ok' in the database: it is re-run or
+                # settled on resume, like a run cut off by a crash (the writer tells failures first).
+                status = event.status if self.lost(event.run_id) is None else "interrupted"
+                db.execute("UPDATE runs SET status = ?, finished_at = ? WHERE id = ?", (status, _now(), event.run_id))
+
+            last = self._write(event.run_id, finish_run)
+            # The run's earlier writes were applied before this one: every outcome is known then.
+            last.add_done_callback(lambda _: self._settle(event.run_id))
+
+    def _write(self, run_id: str, job: Callable[[Database], object]) -> Future:
         """Post a run's write, remembering the run if it fails, so nobody reports it as stored.
 
         A failure inside the transaction is noted at once (a later job of the same batch, such as
@@ -105,12 +153,24 @@ class RunRecorder:
             if f.exception() is not None:
                 self._lost(run_id, f.exception())
 
-        self.writer.submit(tracked).add_done_callback(refused)
+        future = self.writer.submit(tracked)
+        future.add_done_callback(refused)
+        return future
+
+    def _settle(self, run_id: str) -> None:
+        """The run's writes have their outcomes: save its finished answers that were not stored to
+        the recovery file, and forget the run."""
+        with self._lock:
+            journal = self._journals.pop(run_id, None)
+            why = self.unstored.get(run_id)
+        if journal is None or why is None:
+            return
+        self.recovery.append(lost_answers(journal, why))
 
     def _lost(self, run_id: str, exc: BaseException | None) -> None:
         with self._lock:
             if run_id not in self.unstored:
-                self.unstored[run_id] = f"{type(exc).__name__}: {exc}"
+                self.unstored[run_id] = reason(exc) if exc is not None else "the write failed"
                 self.errors.append(exc or RuntimeError("write failed"))
 
     def lost(self, run_id: str) -> str | None:
@@ -144,23 +204,65 @@ class RunRecorder:
         self.writer.post(job)
 
     def flush(self) -> None:
-        """Wait for every write; raise WriterError (once) for the runs' writes that failed."""
+        """Wait for every write; raise :class:`AnswersNotStored` (once) for the writes that failed."""
         self.checkpoint()
-        self.writer.flush()
+        try:
+            self.writer.flush()
+        except WriterError as exc:  # a partial text's checkpoint: its answer's own write says more
+            with self._lock:
+                self.errors.extend(exc.errors)
         self._raise_errors()
 
     def _raise_errors(self) -> None:
         with self._lock:
             errors, self.errors = self.errors, []
         if errors:
-            raise WriterError(errors)
+            raise AnswersNotStored(errors, self._message(errors), self.recovery)
+
+    def _message(self, errors: list[BaseException]) -> str:
+        """One line: why writes failed, how many answers were lost and where they were saved."""
+        saved, unsaved = self.recovery.saved, self.recovery.unsaved
+        new = (saved - self._told[0], unsaved - self._told[1])
+        self._told = (saved, unsaved)
+        lost = new[0] + new[1]
+        what = f"{lost} answer{'s' * (lost != 1)}" if lost else "some writes (a run's status, scores or partial text)"
+        line = f"{what} could not be stored in {self.db_path}: {reason(errors[0])}"
+        if lost:
+            line += "; " + self.recovery.note(*new)
+        return line
 
     def close(self) -> None:
         self._stop.set()
         self._ticker.join(timeout=2)
         self.checkpoint()
-        self.writer.close()
+        try:
+            self.writer.close()
+        except WriterError as exc:
+            with self._lock:
+                self.errors.extend(exc.errors)
+        for run_id in list(self._journals):  # runs that never finished (their writes are all done now)
+            self._settle(run_id)
         self._raise_errors()
+
+
+def lost_answers(journal: _Journal, why: str) -> list[dict]:
+    """Recovery-file lines for the run's final answers whose own write failed (finished ``ok``)."""
+    spec, plan = journal.started.spec, journal.started.plan
+    out = []
+    for response_id, (finished, future) in journal.finished.items():
+        started = journal.responses.get(response_id)
+        if started is None or not finished.is_final_step or finished.status != "ok":
+            continue
+        if not future.done() or future.exception() is None:
+            continue  # stored (or, never expected, still pending)
+        earlier = {
+            e.step: e.text
+            for e, _ in journal.finished.values()
+            if e.slot == finished.slot and not e.is_final_step and e.status == "ok"
+        }
+        scores = journal.scores.get(response_id, [])
+        out.append(answer_record(spec, plan, journal.started.run_id, started, finished, earlier, scores, why))
+    return out
 
 
 # -- write jobs (writer thread) ------------------------------------------------------------

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from sqlite_utils import Database
 
@@ -172,12 +173,30 @@ def _insert_bundle(db: Database, bundle: UserBundle, format: str, now: str, summ
     summary.attributes += len(bundle.attributes)
 
 
+class UserChoice(NamedTuple):
+    """What a user picker shows of a user (no counts: those cost a pass over every session)."""
+
+    id: str
+    name: str
+    source: str
+
+
 def user_ids(db: Database) -> list[str]:
     return [r[0] for r in db.conn.execute("SELECT id FROM users ORDER BY id")]
 
 
+def has_users(db: Database) -> bool:
+    return db.conn.execute("SELECT 1 FROM users LIMIT 1").fetchone() is not None
+
+
+def user_choices(db: Database) -> list[UserChoice]:
+    """Every stored user's id, name and source, ordered by id: one query, no counts."""
+    return list(map(UserChoice._make, db.conn.execute("SELECT id, name, source FROM users ORDER BY id")))
+
+
 def list_users(db: Database) -> list[UserSummary]:
-    """One row per stored user with counts, ordered by id."""
+    """One row per stored user with counts, ordered by id: one query whatever the number of users
+    (each table is grouped once, not queried per user)."""
     sql = """
         SELECT u.id, u.name, u.source, u.format, u.imported_at,
                coalesce(s.n, 0), coalesce(p.n, 0), coalesce(q.n, 0), coalesce(a.n, 0), coalesce(s.chars, 0)

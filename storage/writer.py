@@ -13,6 +13,9 @@ Jobs run one at a time in submission order. The writer groups the jobs waiting i
 one transaction (up to ``batch`` jobs), each inside its own savepoint: a failing job is rolled
 back alone and the others still commit. A job's outcome is known only after the COMMIT, so
 ``submit()``'s future resolves then; if the COMMIT itself fails, every job of that batch fails.
+An error that ends the whole transaction (a full disk, a ``RAISE(ROLLBACK)`` trigger) fails the
+jobs run so far (:class:`RolledBack`), and their futures resolve before any later job runs, so
+a later job that asks whether an earlier write was stored is told the truth.
 While another connection holds the write lock, a batch is retried with backoff for up to
 ``deadline_s`` (far longer than anyone normally holds the lock); only then do its jobs fail.
 
@@ -65,15 +68,24 @@ Job = Callable[[Database], Any] | Command
 class WriterError(RuntimeError):
     """One or more posted (fire-and-forget) jobs failed; ``errors`` holds their exceptions."""
 
-    def __init__(self, errors: list[BaseException]):
+    def __init__(self, errors: list[BaseException], message: str | None = None):
         self.errors = errors
         first = errors[0]
         more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-        super().__init__(f"a queued database write failed: {type(first).__name__}: {first}{more}")
+        super().__init__(message or f"a queued database write failed: {type(first).__name__}: {first}{more}")
 
 
 class WriterClosed(RuntimeError):
     pass
+
+
+class RolledBack(RuntimeError):
+    """A job that succeeded but was undone with its transaction by a later job's error (its
+    ``__cause__``: a full disk, a ``RAISE(ROLLBACK)`` trigger)."""
+
+    def __init__(self, cause: BaseException):
+        super().__init__(f"rolled back together with a failing job: {type(cause).__name__}: {cause}")
+        self.__cause__ = cause
 
 
 _STOP = object()
@@ -120,7 +132,8 @@ class Writer:
 
     def flush(self, timeout: float | None = None) -> None:
         """Wait until every job queued so far is committed; raise WriterError for failed posts."""
-        self.submit(lambda db: None).result(timeout)
+        # The marker's own outcome is moot: if its batch failed, the jobs in it report that.
+        self.submit(lambda db: None).exception(timeout)
         self._raise_posted_errors()
 
     def close(self, timeout: float | None = None) -> None:
@@ -167,7 +180,7 @@ class Writer:
     # -- writer thread -----------------------------------------------------------------
     def _run(self, path: str | Path | None, ready: Future) -> None:
         try:
-            db = open_db(path)
+            db = open_db(path, verify=False)  # the workbench that made this writer checked the pages
         except BaseException as exc:  # reported to the constructor, which re-raises it
             ready.set_exception(exc)
             return
@@ -190,6 +203,14 @@ class Writer:
             db.close()
 
     def _apply_batch(self, db: Database, items: list[tuple]) -> None:
+        while items:
+            outcomes = self._attempt_until_deadline(db, items)
+            # An error that ended the transaction ends the attempt: its jobs' outcomes are
+            # delivered before the rest of the batch runs in a transaction of its own.
+            self._deliver(items[: len(outcomes)], outcomes)
+            items = items[len(outcomes) :]
+
+    def _attempt_until_deadline(self, db: Database, items: list[tuple]) -> list[tuple[bool, Any]]:
         deadline = time.monotonic() + self.deadline_s
         pause = 0.05
         while True:
@@ -198,10 +219,12 @@ class Writer:
             db.conn.execute(f"PRAGMA busy_timeout = {min(BUSY_TIMEOUT_MS, left_ms)}")
             outcomes = self._attempt(db, items)
             busy = [v for ok, v in outcomes if not ok and is_busy(v)]
-            if len(busy) < len(items) or time.monotonic() + pause > deadline:
-                break
+            if len(busy) < len(outcomes) or time.monotonic() + pause > deadline:
+                return outcomes
             time.sleep(pause)  # BEGIN or COMMIT was refused: nothing of this batch is stored, try again
             pause = min(pause * 2, 1.0)
+
+    def _deliver(self, items: list[tuple], outcomes: list[tuple[bool, Any]]) -> None:
         for (_, future), (ok, value) in zip(items, outcomes):
             if future is None:
                 if not ok:
@@ -215,6 +238,8 @@ class Writer:
                 future.set_exception(value)
 
     def _attempt(self, db: Database, items: list[tuple]) -> list[tuple[bool, Any]]:
+        """Run ``items`` in one transaction; their outcomes, or those of a prefix of them when a
+        job's error ended the transaction (that job last)."""
         outcomes: list[tuple[bool, Any]] = []
         try:
             db.conn.execute("BEGIN IMMEDIATE")
@@ -224,15 +249,12 @@ class Writer:
                 try:
                     value = job.apply(db) if isinstance(job, Command) else job(db)
                 except BaseException as exc:  # the job's failure is its caller's to see
-                    if db.conn.in_transaction:
-                        db.conn.execute(f"ROLLBACK TO {savepoint}")
-                        db.conn.execute(f"RELEASE {savepoint}")
-                    else:
-                        # The error ended the whole transaction (e.g. a RAISE(ROLLBACK) trigger):
-                        # the earlier jobs of this batch were rolled back with it.
-                        lost = RuntimeError(f"rolled back together with a failing job: {type(exc).__name__}: {exc}")
-                        outcomes = [(False, lost) if ok else (ok, v) for ok, v in outcomes]
-                        db.conn.execute("BEGIN IMMEDIATE")
+                    if not db.conn.in_transaction:
+                        # The error ended the whole transaction (a full disk, a RAISE(ROLLBACK)
+                        # trigger): the earlier jobs of this batch were rolled back with it.
+                        return [(False, RolledBack(exc)) if ok else (ok, v) for ok, v in outcomes] + [(False, exc)]
+                    db.conn.execute(f"ROLLBACK TO {savepoint}")
+                    db.conn.execute(f"RELEASE {savepoint}")
                     outcomes.append((False, exc))
                 else:
                     db.conn.execute(f"RELEASE {savepoint}")

@@ -29,7 +29,7 @@ from core.providers.events import Delta, Done, Error, StreamEvent, Usage
 from core.providers.failures import Family, classify
 from core.providers.prompt_cache import USES, CachePolicy
 from core.providers.redact import remember_key_env
-from core.providers.streaming import StreamState, guarded
+from core.providers.streaming import StreamState, check_model_stream, guarded
 from core.providers.tls import ssl_context
 
 if TYPE_CHECKING:
@@ -157,6 +157,7 @@ class AnthropicProvider:
         finish = None
         stopped = False  # message_stop seen: the server finished the message
         async with stream:
+            check_model_stream(stream.response.status_code, stream.response.headers)
             async for event in stream:
                 kind = event.type
                 if kind == "message_start":

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 
 from core.providers.events import Error
-from core.providers.streaming import StreamState
+from core.providers.streaming import NotAModelStream, StreamState
 
 _JSON_MESSAGE = re.compile(r'"message":\s*"((?:[^"\\]|\\.)*)"')
 _LITELLM_PREFIX = re.compile(r"^(litellm\.\w+: )+(\w+: )?(\w+(Exception|Error) - )?")
@@ -102,6 +102,14 @@ def classify(exc: BaseException, state: StreamState, fam: Family) -> Error:
     label = state.label
     bfb = not state.streamed
     where = state.where()
+    if isinstance(exc, NotAModelStream):
+        return Error(
+            f"{label} answered with an HTML page (status {exc.status}), not a model stream: check the base_url "
+            "(a wrong address, a captive portal or a proxy's sign-in page answers this way)",
+            kind="config",
+            status=exc.status,
+            before_first_byte=bfb,
+        )
     if isinstance(exc, fam.status_error):
         status = status_of(exc)
         detail = _detail(exc)

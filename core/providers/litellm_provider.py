@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 from core.plan import Message
 from core.providers.base import CALLS_A_MODEL, ModelParams, ModelSpec
 from core.providers.events import Error, StreamEvent, Usage
-from core.providers.streaming import StreamState, guarded, openai_chunk_events
+from core.providers.streaming import StreamState, check_model_stream, guarded, openai_chunk_events
 
 if TYPE_CHECKING:
     from core.ports import ResponseCache
@@ -90,6 +90,9 @@ def placeholder_key(model: str, base_url: str | None) -> str | None:
 async def response_events(response) -> AsyncGenerator[StreamEvent, None]:
     """Delta / Usage / Done from a litellm stream, closing it however the consumer stops."""
     try:
+        # litellm keeps the HTTP headers; an HTML page would otherwise pass for an empty finished reply.
+        http = getattr(getattr(response, "completion_stream", None), "response", None)
+        check_model_stream(getattr(http, "status_code", None), getattr(response, "_response_headers", None))
         async for event in openai_chunk_events(response):
             yield event
     finally:

@@ -27,7 +27,7 @@ from core.providers.clients import LoopClients
 from core.providers.events import Error, StreamEvent, Usage
 from core.providers.failures import classify, openai_family
 from core.providers.redact import remember_key_env
-from core.providers.streaming import StreamState, guarded, openai_chunk_events
+from core.providers.streaming import StreamState, check_model_stream, guarded, openai_chunk_events
 from core.providers.tls import ssl_context
 
 if TYPE_CHECKING:
@@ -142,6 +142,7 @@ class OpenAIChatProvider:
             **self.request_kwargs(spec, messages, hosted=base_url is None), timeout=timeout
         )
         async with stream:
+            check_model_stream(stream.response.status_code, stream.response.headers)
             async for event in openai_chunk_events(stream):
                 yield event
 

@@ -81,12 +81,13 @@ def _key_env_names() -> set[str]:
     return _KEY_ENVS | configured_key_envs()
 
 
-def _env_secrets() -> list[str]:
+def _env_secrets(environ: dict[str, str] | None = None) -> list[str]:
     # Read at call time: keys come from the environment when a call is made.
     names = _key_env_names()
+    env = os.environ if environ is None else environ
     values = {
         v
-        for k, v in os.environ.items()
+        for k, v in env.items()
         if (k in names or _SECRET_ENV.search(k)) and len(v) >= _MIN_SECRET and v != "not-needed"
     }
     return sorted(values, key=len, reverse=True)  # a longer key containing a shorter one goes first
@@ -125,9 +126,14 @@ def _copies(secret: str) -> tuple[str, ...]:
     return tuple(sorted(found, key=len, reverse=True))
 
 
-def _needles() -> list[str]:
-    needles = {c for secret in _env_secrets() for c in _copies(secret)}
+def secret_needles(environ: dict[str, str] | None = None) -> list[str]:
+    """Every key value in the environment (``environ``, default ``os.environ``) that a variable
+    known to hold a key carries, with its encoded copies, longest first: what any masking searches for."""
+    needles = {c for secret in _env_secrets(environ) for c in _copies(secret)}
     return sorted(needles, key=len, reverse=True)
+
+
+_needles = secret_needles
 
 
 def _mask_values(text: str, needles: list[str], mask: str) -> str:

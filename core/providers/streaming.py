@@ -42,6 +42,28 @@ class StreamState:
 
 Classifier = Callable[[BaseException, StreamState], Error]
 
+#: Media types of a web page: what a captive portal, a proxy's sign-in page or a website answers.
+_PAGE_TYPES = frozenset({"text/html", "application/xhtml+xml"})
+
+
+class NotAModelStream(Exception):
+    """A streaming request answered with a web page, not a model stream (a wrong base_url, a
+    captive portal). The SDKs read such a body as a stream without one event, which would pass
+    for a reply cut short (or, through litellm, for an empty finished one)."""
+
+    def __init__(self, status: int | None, content_type: str):
+        super().__init__(f"an HTML page ({content_type}, status {status}) instead of a model stream")
+        self.status = status
+        self.content_type = content_type
+
+
+def check_model_stream(status: int | None, headers) -> None:
+    """Raise :class:`NotAModelStream` when the response to a streaming request (its status and
+    headers, a mapping) is an HTML page."""
+    content_type = next((str(v) for k, v in (headers or {}).items() if str(k).lower() == "content-type"), "")
+    if content_type.split(";", 1)[0].strip().lower() in _PAGE_TYPES:
+        raise NotAModelStream(status, content_type)
+
 
 async def guarded(
     producer: AsyncGenerator[StreamEvent, None], *, timeout_s: float, classify: Classifier, label: str

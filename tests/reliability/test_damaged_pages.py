@@ -34,21 +34,29 @@ def damaged(tmp_path):
 def damaged_db(path):
     """A real database with a user and a run, then the first bytes of some tables' root pages
     (their b-tree headers) overwritten: the open checks still pass."""
+    run_id = healthy_db(path)
+    damage(path)
+    return run_id
+
+
+def healthy_db(path):
     assert invoke(path, "import", str(MAYA)).exit_code == 0
     ran = invoke(path, "run", "maya", "p1-open", "--plain", "--model", "demo:oracle")
     assert "stored as run" in ran.output, ran.output
+    return sqlite3.connect(path).execute("SELECT id FROM runs").fetchone()[0]
+
+
+def damage(path):
     conn = sqlite3.connect(path)
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     page = conn.execute("PRAGMA page_size").fetchone()[0]
     roots = dict(conn.execute("SELECT name, rootpage FROM sqlite_master WHERE type = 'table'").fetchall())
-    run_id = conn.execute("SELECT id FROM runs").fetchone()[0]
     conn.close()
     with path.open("r+b") as fh:
         for table in DAMAGED:
             fh.seek((roots[table] - 1) * page)
             fh.write(b"\x00" * 16)
     assert invoke(path, "users").exit_code == 0, "the open checks must pass for this test to mean anything"
-    return run_id
 
 
 COMMANDS = [
@@ -70,12 +78,15 @@ def test_a_damaged_page_met_mid_command_gives_one_line_naming_the_file(damaged, 
     assert str(path) in result.output and "is damaged" in result.output, result.output
 
 
-async def test_the_tui_stops_with_one_line_instead_of_a_traceback(damaged):
+async def test_the_tui_stops_with_one_line_instead_of_a_traceback(tmp_path):
+    """Damage that appears while the app is open (the open itself refuses a damaged file)."""
     from tui.cli.errors import report_damage
     from tui.cli.open_app import _build
 
-    path, _ = damaged
+    path = tmp_path / "p.db"
+    await asyncio.to_thread(healthy_db, path)  # the CLI runs its own event loop
     app = _build({"db": str(path)}, demo=True)  # opens on maya: her history is on a damaged page
+    damage(path)
     # The app must stop by itself: run it headless until it exits (a hang fails the test).
     await asyncio.wait_for(app.run_async(headless=True, size=(100, 30)), timeout=60)
     assert app.damaged is not None
@@ -83,3 +94,29 @@ async def test_the_tui_stops_with_one_line_instead_of_a_traceback(damaged):
     with pytest.raises(SystemExit) as stopped:
         report_damage(app, path)
     assert stopped.value.code == 1
+
+
+WRITERS = [
+    *COMMANDS,
+    ["import", str(REPO / "sample_data" / "users" / "dana.json")],
+    ["attributes", "maya", "--model", "demo:oracle"],
+]
+
+
+@pytest.mark.parametrize("args", WRITERS, ids=lambda a: a[0])
+def test_a_damaged_database_is_refused_before_any_write(damaged, args):
+    """Damage is found at open, by a check of every page, not when a query first reads the damaged
+    page, after other tables were already written: the file's bytes and its folder stay as they were."""
+    path, run_id = damaged
+    before = _snapshot(path)
+    result = invoke(path, *[run_id if a == "RUN" else a for a in args])
+    assert result.exit_code == 1, result.output
+    assert "is damaged" in result.output, result.output
+    assert _snapshot(path) == before, "the damaged database was written to"
+
+
+def _snapshot(path):
+    """The database's bytes and every file next to it (a -wal holding new rows counts as a write)."""
+    import hashlib
+
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(path.parent.iterdir()) if p.is_file()}

@@ -16,6 +16,7 @@ import urllib.parse
 import pytest
 
 from core.providers.redact import ANSWER_MASK, StreamRedactor, redact
+from tests.conftest import REPO
 from tests.reliability.test_secrets_redacted import _everything_stored, _invoke
 from tests.servers.openai_sse import OpenAIServer
 from tests.servers.script import Reply
@@ -126,3 +127,23 @@ def test_the_stream_redactor_holds_back_only_what_could_be_a_key(monkeypatch):
     assert shown == f"one {ANSWER_MASK} two {KEY[:5]}"
     assert masker.masked == 1
     assert StreamRedactor().feed("plain words") == "plain words"
+
+
+def test_export_masks_a_configured_keys_value_already_in_stored_text(tmp_path, key_in_env):
+    """Text stored before masking existed, or brought in by `import-results`, may hold a key: the
+    export's own second line of defence knows the same key variables the providers do (here only
+    the config says `OPENAI_KEY_A` is one) and their encoded copies."""
+    import json
+
+    db = str(tmp_path / "i.db")
+    answers = tmp_path / "answers.jsonl"
+    leaked = f"My key is {KEY}, in base64 {B64}."
+    answers.write_text(json.dumps({"user": "maya", "query": "p1-open", "model": "m1", "answer": leaked}) + "\n")
+    _invoke(db, "import", str(REPO / "sample_data" / "users" / "maya.json"))
+    assert "1 run added" in _invoke(db, "import-results", str(answers))
+    with OpenAIServer([]) as server:
+        config = _router_config(tmp_path, server)
+    for fmt in ("csv", "jsonl"):
+        out = _invoke(db, "--config", config, "export", "--format", fmt)
+        assert "My key is [redacted]" in out, out
+        _assert_clean(out, f"the {fmt} export")

@@ -33,6 +33,17 @@ class LazyGroup(click.Group):
             command.epilog = "\n\n".join(filter(None, [command.epilog, f"\b\nExamples:\n{lines}"]))
         return command
 
+    def make_context(self, info_name, args, parent=None, **extra) -> click.Context:
+        """The group's own options (``--db``, ``--config``): a usage error naming a hostile path is
+        shown through ``terminal_safe`` like every other (:meth:`invoke`)."""
+        try:
+            return super().make_context(info_name, args, parent=parent, **extra)
+        except click.ClickException as exc:
+            from tui.cli.errors import terminal_safe_click_error
+
+            terminal_safe_click_error(exc)
+            raise
+
     def invoke(self, ctx: click.Context):
         """Every command (and the TUI) under one handler: a database damaged past the pages the open
         checks read, a model id no provider serves, a full disk, an unreadable or special file or a
@@ -50,6 +61,13 @@ class LazyGroup(click.Group):
             from tui.cli.errors import decode_failure
 
             decode_failure(exc)
+        except click.Abort as exc:  # (before RuntimeError, its base) a prompt's Ctrl+C; a declined
+            # confirmation stays "Aborted!", exit 1
+            if isinstance(exc.__context__, KeyboardInterrupt):
+                from tui.cli.errors import interrupted
+
+                interrupted()
+            raise
         except (ValueError, RuntimeError) as exc:
             from tui.cli.errors import known_failure
 
@@ -64,11 +82,10 @@ class LazyGroup(click.Group):
             from tui.cli.errors import interrupted
 
             interrupted()
-        except click.Abort as exc:  # a prompt's Ctrl+C; a declined confirmation stays "Aborted!", exit 1
-            if isinstance(exc.__context__, KeyboardInterrupt):
-                from tui.cli.errors import interrupted
+        except click.ClickException as exc:  # a usage error or a command's refusal: click prints it
+            from tui.cli.errors import terminal_safe_click_error
 
-                interrupted()
+            terminal_safe_click_error(exc)
             raise
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:

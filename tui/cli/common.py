@@ -83,10 +83,11 @@ def check_models(settings, model_ids: list[str]) -> None:
             fail(terminal_safe(problem))
 
 
-def ensure_writable(workbench) -> None:
+def ensure_writable(workbench, answers: int = 1) -> None:
     """Before a command's first model call: one red line (exit 1) naming the database and why it
-    cannot store the answers (read-only, disk full, locked), instead of paying for them and losing them."""
-    problem = workbench.write_problem()
+    cannot store the ``answers`` answers (read-only, disk full or nearly, locked), instead of
+    paying for them and losing them."""
+    problem = workbench.write_problem(answers)
     if problem:
         fail(f"{terminal_safe(problem)}; no model was called")
 

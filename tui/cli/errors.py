@@ -41,6 +41,10 @@ def known_failure(ctx: click.Context, exc: Exception) -> None:
         from app.errors import damaged_message
 
         fail(damaged_message(_db_path(ctx), exc))
+    from app.records import WriterError
+
+    if isinstance(exc, WriterError):  # the recorder's: why, how many answers, the file they were saved to
+        fail(terminal_safe(str(exc)))
 
 
 _OS_HINTS = {
@@ -92,6 +96,14 @@ def decode_failure(exc: UnicodeDecodeError) -> NoReturn:
         f"a file is not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}: {exc.reason}); "
         "save it as UTF-8"
     )
+
+
+def terminal_safe_click_error(exc: click.ClickException) -> None:
+    """Make click print ``exc`` through ``terminal_safe``: its message (a ``BadParameter``'s,
+    a ``FileError``'s file name, a refusal's path or id) may name hostile files or ids, and click
+    prints it as is. The whole formatted line is wrapped, so every subclass is covered."""
+    formatted = exc.format_message
+    exc.format_message = lambda: terminal_safe(formatted())  # type: ignore[method-assign]
 
 
 def interrupted() -> NoReturn:

@@ -31,7 +31,7 @@ def _highlight(matcher: Matcher, title: str) -> Content:
 
 def _commands(screen) -> list[tuple[str, Callable[[], object], str]]:
     """(title, callback, help) for everything the palette offers on the main screen."""
-    from tui.widgets.run_bar import CONTEXTS, RunBar, query_label, user_label
+    from tui.widgets.run_bar import CONTEXTS, RunBar, query_label
     from tui.widgets.tabs import TABS
 
     out: list[tuple[str, Callable[[], object], str]] = [
@@ -58,9 +58,6 @@ def _commands(screen) -> list[tuple[str, Callable[[], object], str]]:
         out.append((f"Show tab: {label}", partial(screen.show_tab, key), f"key {n}"))
     bar = screen.query_one(RunBar)
     out.append(("Switch user…", bar.pick_user, "run bar: the user picker"))
-    for user in screen.workbench.users():
-        title = terminal_safe(f"Switch user: {user_label(user)}")
-        out.append((title, partial(bar.set_value, "rb-user", user.id), "run bar"))
     if screen.bundle is not None:
         for q in screen.bundle.queries:
             out.append(
@@ -95,6 +92,16 @@ def _commands(screen) -> list[tuple[str, Callable[[], object], str]]:
             )
         )
     return out
+
+
+def _users(screen, query: str) -> list[tuple[str, Callable[[], object], str]]:
+    """The "Switch user: …" commands for the users matching ``query``: a few, found through the run
+    bar's index of its user list (not every user scored at every key press)."""
+    from tui.widgets.run_bar import RunBar
+
+    bar = screen.query_one(RunBar)
+    index = bar.user_index
+    return [(index.titles[i], partial(bar.set_value, "rb-user", index.ids[i]), "run bar") for i in index.search(query)]
 
 
 def _reopen_latest(screen) -> None:
@@ -135,7 +142,7 @@ class WorkbenchCommands(Provider):
         if screen is None:
             return
         matcher = self.matcher(query)
-        for title, callback, help_text in _commands(screen):
+        for title, callback, help_text in [*_commands(screen), *_users(screen, query)]:
             score = matcher.match(title)
             if score > 0:
                 yield Hit(score, _highlight(matcher, title), callback, text=title, help=help_text)

@@ -10,6 +10,7 @@ chosen user means for it. All domain work lives in core/storage via the Workbenc
 from __future__ import annotations
 
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -110,6 +111,7 @@ class MainScreen(Screen):
         self._default_judge = default_judge
         self.bundle: UserBundle | None = None  # the chosen user
         self.plan: PromptPlan | None = None  # prepared for the current choices (or the run re-opened)
+        self._checking_writable = False  # ctrl+r's write check is under way (tui.screens.main._check_writable)
 
     # -- layout --------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -137,7 +139,7 @@ class MainScreen(Screen):
         return self.query_one(EstimateLine)
 
     def on_mount(self) -> None:
-        users = self.workbench.users()
+        users = self.workbench.user_choices()
         if users:
             ids = [u.id for u in users]
             first = self.app.initial_user if self.app.initial_user in ids else ids[0]
@@ -232,6 +234,31 @@ class MainScreen(Screen):
         if spec is None:
             self.notify("Choose a user, a query and at least one model (ctrl+o) first.", severity="warning")
             return
+        if self._checking_writable:
+            self.notify("Checking that the database can store the answers …", severity="warning")
+            return
+        self._checking_writable = True
+        self._check_writable(spec)
+
+    @work(group="write-check", exit_on_error=False, description="the database write check")
+    async def _check_writable(self, spec: RunSpec) -> None:
+        """Before the first model call, as the CLI does: can the database store the answers? The
+        check writes (and may wait for a lock up to write_deadline_s), so it runs on a thread while
+        the screen stays responsive; if it fails, one line says why and nothing is sent."""
+        import asyncio
+
+        try:
+            problem = await asyncio.to_thread(self.workbench.write_problem, len(spec.models))
+            if problem is not None:
+                self.notify(
+                    terminal_safe(f"{problem}; no model was called"), severity="error", timeout=15, markup=False
+                )
+                return
+            await self._run_or_prepare(spec)  # from this worker: under way before it ends
+        finally:
+            self._checking_writable = False
+
+    async def _run_or_prepare(self, spec: RunSpec) -> None:
         plan = self.estimate.plan_for(spec)
         if plan is not None:
             await self._start_run(spec, plan)
@@ -426,7 +453,7 @@ class MainScreen(Screen):
 
         real = await asyncio.to_thread(load)
         bar = self.query_one(RunBar)
-        bar.set_users([(user_label(u), u.id) for u in self.workbench.users()], real.user_id)
+        bar.set_users([(user_label(u), u.id) for u in self.workbench.user_choices()], real.user_id)
         self.tabs.runs.refresh_runs()
         self.tabs.runs.query_one("#runs-filter").value = f"user:{real.user_id}"
         self.show_tab("runs")

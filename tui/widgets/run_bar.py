@@ -34,6 +34,7 @@ from core.providers.base import ModelSpec
 from core.run.profile import DEFAULT_CONTEXT, DEFAULT_METHOD, Choice, Resolved, resolve, takes_turns
 from core.run.spec import RunSpec
 from tui.safe_text import safe_text
+from tui.user_index import UserIndex
 
 if TYPE_CHECKING:
     from core.benchmark import Benchmark
@@ -181,6 +182,9 @@ class RunBar(Vertical):
         self._expanded: int | None = None  # the query entry showing its whole text
         #: (label, pool id or "" for the default) of the filler picker, for the command palette.
         self.filler_labels: list[tuple[str, str]] = []
+        #: (label, user id) of the user picker; the palette searches them through ``user_index``.
+        self._user_entries: list[tuple[str, str]] = []
+        self._user_index: UserIndex | None = None
 
     def compose(self) -> ComposeResult:
         # The query comes last so that on narrow screens it can take a row of its own (styles.tcss).
@@ -407,11 +411,19 @@ class RunBar(Vertical):
         return DEFAULT_CONTEXT if value is Select.NULL else str(value)
 
     def set_users(self, users: list[tuple[str, str]], selected: str | None) -> None:
+        self._user_entries, self._user_index = users, None
         select = self.query_one("#rb-user", Select)
         # Names are data: a Text prompt is shown literally (a str would be parsed as markup).
         select.set_options([(safe_text(name), user_id) for name, user_id in users])
         if selected is not None:
             select.value = selected
+
+    @property
+    def user_index(self) -> UserIndex:
+        """The users of the picker for the command palette, indexed once per ``set_users``."""
+        if self._user_index is None:
+            self._user_index = UserIndex(self._user_entries)
+        return self._user_index
 
     def set_queries(self, bundle: UserBundle, selected: str | None) -> None:
         self._bundle, self._expanded = bundle, None

@@ -108,6 +108,26 @@ def _repeats_line(grid) -> str:
     return line + "; `prefscope report` shows per-item variance and verdict flip rates"
 
 
+def _write_failure_lines(session, progress) -> list:
+    """What became of the writes that failed: why (a full disk is not a lock), which cells run
+    again, and the file the lost answers were saved to."""
+    from rich.text import Text
+
+    from core.text.terminal_safe import terminal_safe
+
+    if progress.unstored:
+        n = progress.unstored
+        return [
+            Text.assemble(
+                (f"{n} answer{'s' * (n != 1)} {'were' if n != 1 else 'was'} not stored", "red"),
+                terminal_safe(f" ({session.unstored_note()}); resuming with the same command runs their cells again"),
+            )
+        ]
+    if session.write_error is not None:  # answers stored; a status or score write failed
+        return [Text(terminal_safe(f"{session.write_error}; resuming settles their cells"), style="yellow")]
+    return []
+
+
 def _confirm(est, yes: bool, usd: float, tokens: int) -> None:
     # Tokens matter when their price is unknown; priced tokens are covered by the dollar threshold.
     big = (est.cost_usd or 0) > usd or est.unpriced_tokens > tokens
@@ -317,11 +337,8 @@ def batch(
         console.print(summary_table(session.workbench, session.name, console.width))
         if progress.elsewhere:
             console.print(f"{progress.elsewhere} cells were taken by another process running this batch")
-        if progress.unstored:
-            console.print(
-                f"[red]{progress.unstored} answers were not stored[/red] (the database refused the writes; "
-                "see write_deadline_s); their cells run again when you resume with the same command"
-            )
+        for line in _write_failure_lines(session, progress):
+            console.print(line)
         for err in progress.errors[:5]:
             console.print(Text.assemble(("  error ", "red"), err))
         if progress.stopped:

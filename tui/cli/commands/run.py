@@ -11,6 +11,7 @@ from rich.text import Text
 from core.text.terminal_safe import terminal_safe
 from tui.cli.command_info import CommandInfo
 from tui.cli.common import (
+    EXIT_FAILED,
     EXIT_INTERRUPTED,
     check_models,
     console,
@@ -64,7 +65,8 @@ def run(obj, user: str, query: str, spec_options: SpecOptions, plain: bool, prob
     spec = spec_options.spec(workbench.settings, bundle, query, resolved)
     check_models(workbench.settings, [m.id for m in spec.models])
     judges = _judges(workbench, spec)
-    ensure_writable(workbench)  # before any call (demo ones too: the run would be lost all the same)
+    # Before any call (demo ones too: the run would be lost all the same); --probe: an answer per model, about.
+    ensure_writable(workbench, answers=len(spec.models) * (2 if probe else 1))
     try:
         plan = workbench.prepare(spec, bundle, workbench.filler_pools())
     except (ContextError, UnknownMethod) as exc:
@@ -89,6 +91,7 @@ def run(obj, user: str, query: str, spec_options: SpecOptions, plain: bool, prob
 
     engine = workbench.engine(emit, judges=judges)
     interrupted = False
+    not_stored: str | None = None
     try:
         with view:
             run_id = asyncio.run(engine.run(spec, plan, bundle))
@@ -96,8 +99,10 @@ def run(obj, user: str, query: str, spec_options: SpecOptions, plain: bool, prob
         console.print("[yellow]interrupted: partial answers are stored as cancelled[/]")
         run_id, interrupted = view.run_id, True
     finally:
-        recorder.flush()
+        not_stored = _flush(recorder)
     view.summary(console)
+    if not_stored is not None:  # why, and the file the answers were saved to instead
+        fail(not_stored, EXIT_INTERRUPTED if interrupted else EXIT_FAILED)
     console.print(Text.assemble("stored as run ", (str(run_id), "bold"), f" in {workbench.db_path}"))
     if interrupted:
         sys.exit(EXIT_INTERRUPTED)
@@ -114,6 +119,18 @@ def run(obj, user: str, query: str, spec_options: SpecOptions, plain: bool, prob
     ]
     exit_for_failures("model", errors, len(view.columns))
     exit_for_failures("judgment", [terminal_safe(e) for e in judge_errors], judgments)
+
+
+def _flush(recorder) -> str | None:
+    """Wait for the run's writes; the message of those that failed (``AnswersNotStored``: why, how
+    many answers, the recovery file they were saved to), or None when all were stored."""
+    from app.records import WriterError
+
+    try:
+        recorder.flush()
+    except WriterError as exc:
+        return str(exc)
+    return None
 
 
 def _probe_and_diagnose(workbench, run_id: str, bundle) -> None:
