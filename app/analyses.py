@@ -10,21 +10,28 @@ from app.base import Base
 from core.model import UserBundle
 
 if TYPE_CHECKING:
-    from core.analysis.diagnosis import Case, Diagnosis
+    from collections.abc import Iterator
+
+    from core.analysis.diagnosis import Answer, Diagnosis
 
 
 class Analyses(Base):
-    def diagnoses(self, run_ids: list[str]) -> list[tuple[Case, Diagnosis, dict]]:
-        """One (case, diagnosis, factor values) per final answer of each run, from stored rows only:
-        the run, the runs probing it, the stored user (``core.analysis.diagnosis``). Safe on any
-        thread (a worker's own connection; users loaded there are not cached)."""
+    def diagnoses(self, run_ids: list[str]) -> list[tuple[Answer, Diagnosis, dict]]:
+        """:meth:`iter_diagnoses` as a list."""
+        return list(self.iter_diagnoses(run_ids))
+
+    def iter_diagnoses(self, run_ids: list[str]) -> Iterator[tuple[Answer, Diagnosis, dict]]:
+        """One (answer, diagnosis, factor values) per final answer of each run, from stored rows
+        only: the run, the runs probing it, the stored user (``core.analysis.diagnosis``). One run
+        is in memory at a time (its plan holds the whole prompt; ~200 KB each), so a batch of any
+        size streams. Safe on any thread (a worker's own connection; users loaded there are not
+        cached)."""
         from core.analysis.diagnosis import diagnose
         from core.analysis.diagnosis_cases import cases_of
         from storage.runs import load_run, probe_run_ids
         from storage.users import UnknownUser, load_user
 
         self.flush()
-        out = []
         with self.connection() as db:
             own = db is self.db
             users: dict[str, UserBundle | None] = {}
@@ -39,8 +46,8 @@ class Analyses(Base):
                         users[uid] = None
                 probe_runs = [load_run(db, p) for p in probes[run_id]]
                 factors = {"expression_type": run.spec.expression_type, "label": run.spec.label}
-                out += [(case, diagnose(case), factors) for case in cases_of(run, users[uid], probe_runs)]
-        return out
+                for case in cases_of(run, users[uid], probe_runs):
+                    yield case.answer(), diagnose(case), factors
 
     # -- analysis views: heatmaps, paired comparisons -------------------------------------
     def heatmap_choices(

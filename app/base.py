@@ -31,17 +31,26 @@ class Base:
         *,
         provider_for: Callable[[ModelSpec], Provider] | None = None,
         readonly: bool = False,
+        check_later: bool = False,
     ):
         """``provider_for`` replaces the provider registry (tests inject scripted providers).
         ``db_path=":memory:"`` gives a throwaway database (`prefscope prompt --bundle`).
-        ``readonly``: for commands that only read; nothing is created or written."""
+        ``readonly``: for commands that only read; nothing is created or written.
+        ``check_later``: a large file's pages are checked on a thread (``storage.page_check``)
+        instead of before the open returns; until :meth:`pages_checked`, nothing is written."""
         from storage.db import open_db
+        from storage.page_check import PageCheck, checked_inline
 
         self.settings = settings
         self._provider_for = provider_for
         self.db_path = Path(db_path or settings.db).expanduser()
         self.readonly = readonly
-        self.db = open_db(self.db_path, readonly=readonly)
+        later = check_later and not readonly and not checked_inline(self.db_path)
+        #: The page check still to pass before anything is written (None: checked at open).
+        self.page_check: PageCheck | None = PageCheck(self.db_path) if later else None
+        self.db = open_db(self.db_path, readonly=readonly, verify=not later)
+        if later:
+            self.db.execute("PRAGMA query_only = 1")  # lifted by pages_checked()
         self._db_thread = threading.get_ident()
         self._providers: dict[str, Provider] = {}
         self._users: dict[str, UserBundle] = {}
@@ -138,8 +147,20 @@ class Base:
             if self._recorder is None:
                 from storage.recorder import RunRecorder
 
-                self._recorder = RunRecorder(self.db_path, write_deadline_s=self.settings.write_deadline_s)
+                deadline = self.settings.write_deadline_s
+                self._recorder = RunRecorder(self.db_path, write_deadline_s=deadline, after=self.page_check)
             return self._recorder
+
+    def pages_checked(self) -> bool:
+        """On the workbench's thread, once :attr:`page_check` has passed: writes are allowed again
+        (True; False when there was no check pending). Raises ``storage.db.DatabaseRefused`` when
+        the check found damage."""
+        if self.page_check is None:
+            return False
+        self.page_check.wait()
+        self.db.execute("PRAGMA query_only = 0")
+        self.page_check = None
+        return True
 
     def write_problem(self, answers: int = 1) -> str | None:
         """Why this database cannot store ``answers`` answers now, in one line naming it (a
@@ -149,13 +170,14 @@ class Base:
         calls before its first call, so no answer is paid for and then lost. Safe on any thread."""
         import sqlite3
 
+        from storage.db import DatabaseRefused
         from storage.writable import NotWritable, check_writable, reason
 
         if self.readonly:
             return f"cannot write to {self.db_path}: it was opened read-only"
         try:
             check_writable(self.recorder().writer, self.db_path, answers=answers)
-        except NotWritable as exc:
+        except (NotWritable, DatabaseRefused) as exc:  # refused: a failed page check
             return str(exc)
         except (sqlite3.Error, OSError) as exc:  # the writer's own connection could not open
             return f"cannot write to {self.db_path}: {reason(exc)}"

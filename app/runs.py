@@ -129,11 +129,13 @@ class Runs(Base):
 
     def runs_grid(self):
         """Every stored answer, newest run first (``storage.results_grid.GridData``), and each
-        shown run's shortest unambiguous id prefix: what the Runs tab lists."""
+        shown run's shortest unambiguous id prefix: what the Runs tab lists. Safe on any thread."""
+        from storage.ids import all_run_ids, short_run_ids
         from storage.results_grid import load_grid
 
-        data = load_grid(self.db)
-        return data, self.short_run_ids(dict.fromkeys(r.run_id for r in data.rows))
+        with self.connection() as db:
+            data = load_grid(db)
+            return data, short_run_ids(all_run_ids(db), dict.fromkeys(r.run_id for r in data.rows))
 
     def probe_specs(self, run_id: str) -> list[RunSpec]:
         """The knowledge-probe runs a stored run calls for (``core.run.probes``): one per probe of

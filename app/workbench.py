@@ -36,19 +36,32 @@ class Workbench(Data, Runs, Analyses, Annotation, JudgeAudit):
         sample_data: bool = True,
         provider_for: Callable[[ModelSpec], Provider] | None = None,
         readonly: bool = False,
+        check_later: bool = False,
     ) -> Workbench:
         """A workbench ready for work: the sample users imported into an empty database
         (``sample_data``) and runs a killed process left 'running' marked interrupted (both
-        skipped when ``readonly``)."""
+        skipped when ``readonly``). ``check_later`` (the TUI): a large file's pages are checked on
+        a thread; the runs are marked by :meth:`pages_checked` once it passed."""
+        wb = cls(settings, db_path, provider_for=provider_for, readonly=readonly, check_later=check_later)
+        if wb.page_check is None:  # a new or small file: checked, writable now
+            imported = wb.ensure_sample_data() if sample_data and not readonly else []
+            if imported:
+                wb.startup_notes.append(f"first run: imported the sample data ({', '.join(imported)})")
+            if not readonly:
+                wb._mark_interrupted()
+        return wb
+
+    def pages_checked(self) -> bool:
+        if not super().pages_checked():
+            return False
+        self._mark_interrupted()
+        return True
+
+    def _mark_interrupted(self) -> None:
         from storage.runs import mark_interrupted
 
-        wb = cls(settings, db_path, provider_for=provider_for, readonly=readonly)
-        imported = wb.ensure_sample_data() if sample_data and not readonly else []
-        interrupted = [] if readonly else mark_interrupted(wb.db)
-        if imported:
-            wb.startup_notes.append(f"first run: imported the sample data ({', '.join(imported)})")
+        interrupted = mark_interrupted(self.db)
         if interrupted:
-            wb.startup_notes.append(
+            self.startup_notes.append(
                 f"{len(interrupted)} run(s) cut off last time were marked interrupted; partial text kept"
             )
-        return wb

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -65,3 +66,28 @@ class ServerProcess:
     def __exit__(self, *exc) -> None:
         self.proc.stdin.close()
         self.proc.wait(timeout=10)
+
+
+def offline_env(tmp: Path, **extra: str) -> dict[str, str]:
+    """A child's environment: no keys, no user config, caches in ``tmp``, nothing embeds ahead."""
+    out = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ANTHROPIC_", "PREFSCOPE_", "XDG_"))}
+    out.update(
+        PREFSCOPE_EMBED_AHEAD="false",
+        XDG_CACHE_HOME=str(tmp / "cache"),
+        XDG_DATA_HOME=str(tmp / "data"),
+        XDG_CONFIG_HOME=str(tmp / "config"),
+        PYTHONPATH=str(REPO),
+        TEXTUAL_ANIMATIONS="none",
+        **extra,
+    )
+    return out
+
+
+def run_prefscope(env: dict[str, str], db: Path, *args: str) -> subprocess.CompletedProcess:
+    """``prefscope --db DB ARGS`` in a child; a failure ends the bench with its stderr."""
+    done = subprocess.run(
+        [sys.executable, "-m", "tui.cli", "--db", str(db), *args], cwd=REPO, env=env, capture_output=True, text=True
+    )
+    if done.returncode != 0:
+        raise SystemExit(f"prefscope {' '.join(args[:2])} failed ({done.returncode}): {done.stderr[-1500:]}")
+    return done

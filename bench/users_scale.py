@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import sqlite3
 import subprocess
@@ -34,7 +33,7 @@ import time
 from pathlib import Path
 from statistics import median
 
-from _common import REPO, figure, line
+from _common import REPO, figure, line, offline_env, run_prefscope
 
 SAMPLE_USERS = REPO / "sample_data" / "users"
 TEMPLATE = "maya"
@@ -99,29 +98,11 @@ asyncio.run(main())
 
 
 def env(tmp: Path) -> dict[str, str]:
-    out = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ANTHROPIC_", "PREFSCOPE_", "XDG_"))}
-    out.update(
-        PREFSCOPE_EMBED_AHEAD="false",
-        XDG_CACHE_HOME=str(tmp / "cache"),
-        XDG_DATA_HOME=str(tmp / "data"),
-        XDG_CONFIG_HOME=str(tmp / "config"),
-        PYTHONPATH=str(REPO),
-        TEXTUAL_ANIMATIONS="none",
-    )
-    return out
+    return offline_env(tmp)
 
 
 def prefscope(tmp: Path, db: Path, *args: str) -> subprocess.CompletedProcess:
-    done = subprocess.run(
-        [sys.executable, "-m", "tui.cli", "--db", str(db), *args],
-        cwd=REPO,
-        env=env(tmp),
-        capture_output=True,
-        text=True,
-    )
-    if done.returncode != 0:
-        raise SystemExit(f"prefscope {' '.join(args[:2])} failed ({done.returncode}): {done.stderr[-1500:]}")
-    return done
+    return run_prefscope(env(tmp), db, *args)
 
 
 def replicate(db: Path, copies: int) -> None:

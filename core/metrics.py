@@ -1,6 +1,7 @@
 """The statistics every benchmark shares: no judge, no storage, just numbers in and out. numpy for
-the arithmetic, scipy where it has the statistic (Spearman, BCa bootstrap); scipy is imported
-inside the functions that use it, so importing this module stays cheap.
+the arithmetic, scipy where it has the statistic (Spearman; the BCa bootstrap is scipy's interval,
+computed in O(n) memory); scipy is imported inside the functions that use it, so importing this
+module stays cheap.
 
 Every function returns None where its statistic is undefined (no items, a constant rater …),
 never a made-up number.
@@ -17,7 +18,6 @@ checklist P/R/F1, InterPref's pass rate and Bradley–Terry, LoCoMo's token F1).
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
@@ -103,6 +103,10 @@ def wilson_ci(k: int, n: int, level: float = 0.95) -> tuple[float | None, float 
     return (low, high)
 
 
+#: Resamples drawn and averaged at once: memory is O(_RESAMPLE_BATCH × n), not O(resamples × n).
+_RESAMPLE_BATCH = 50
+
+
 def bootstrap_ci(
     values: Sequence[float | None],
     *,
@@ -110,31 +114,47 @@ def bootstrap_ci(
     level: float = 0.95,
     seed: int = 0,
 ) -> tuple[float | None, float | None]:
-    """BCa bootstrap interval of the mean (``scipy.stats.bootstrap``, ``n`` resamples, a fixed
-    ``seed`` so the same scores always give the same interval). None values are skipped.
+    """BCa bootstrap interval of the mean, ``n`` resamples, a fixed ``seed`` so the same scores
+    always give the same interval. None values are skipped.
+
+    The same interval ``scipy.stats.bootstrap(method="BCa")`` gives (same resamples from the same
+    seed, same bias correction, same quantiles; checked against it in the tests), computed in O(n)
+    memory: resamples are drawn in batches, and the jackknife means the acceleration needs have a
+    closed form for the mean, ``(sum − x_i) / (n − 1)``, where scipy builds an n × (n − 1) array
+    (21 GB for a group of 35K scores).
 
     - fewer than 2 values: (None, None), there is nothing to resample;
     - constant values: (v, v); every resample has mean v (BCa itself is 0/0 there);
-    - any other case where BCa cannot be computed (scipy returns NaN): (None, None).
+    - any other case where BCa cannot be computed (a degenerate distribution): (None, None).
     """
     arr = np.asarray([v for v in values if v is not None], dtype=float)
-    if len(arr) < 2:
+    size = len(arr)
+    if size < 2:
         return (None, None)
     if np.all(arr == arr[0]):
         return (float(arr[0]), float(arr[0]))
-    from scipy.stats import bootstrap
+    from scipy.special import ndtr, ndtri
+    from scipy.stats import quantile
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # degenerate BCa: reported as None below
-        ci = bootstrap(
-            (arr,),
-            np.mean,
-            method="BCa",
-            n_resamples=n,
-            confidence_level=level,
-            rng=np.random.default_rng(seed),
-        ).confidence_interval
-    low, high = float(ci.low), float(ci.high)
+    rng = np.random.default_rng(seed)
+    means = np.concatenate(
+        [
+            arr[rng.integers(0, size, (min(_RESAMPLE_BATCH, n - k), size))].mean(axis=-1)
+            for k in range(0, n, _RESAMPLE_BATCH)
+        ]
+    )
+    theta = arr.mean()
+    with np.errstate(divide="ignore", invalid="ignore"):  # degenerate BCa: reported as None below
+        z0 = ndtri((np.count_nonzero(means < theta) + np.count_nonzero(means <= theta)) / (2 * n))
+        jackknife = (arr.sum() - arr) / (size - 1)
+        u = (size - 1) * (jackknife.mean() - jackknife)
+        accel = (np.sum(u**3) / size**3) / (6 * (np.sum(u**2) / size**2) ** 1.5)
+        z = float(ndtri((1 - level) / 2))
+        shifted = [z0 + (z0 + zz) / (1 - accel * (z0 + zz)) for zz in (z, -z)]
+        alphas = ndtr(np.asarray(shifted))
+        if np.any(np.isnan(alphas)):
+            return (None, None)
+        low, high = (float(q) for q in quantile(means, alphas))
     if np.isnan(low) or np.isnan(high):
         return (None, None)
     return (low, high)

@@ -8,6 +8,7 @@ Every command that takes a run, user or query id goes through :func:`resolve_run
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 
 from sqlite_utils import Database
@@ -73,17 +74,33 @@ def resolve_query_id(user_id: str, query_ids: Iterable[str], given: str) -> str:
 
 def short_run_ids(all_ids: Iterable[str], shown: Iterable[str]) -> dict[str, str]:
     """For each shown run id, the shortest prefix of its random tail (at least :data:`SHORT_TAIL`
-    hex digits) that :func:`resolve_run_id` maps back to it among ``all_ids``."""
-    tails = [_tail(i) for i in all_ids]
+    hex digits) that :func:`resolve_run_id` maps back to it among ``all_ids``.
+
+    The tails are sorted once: the longest prefix a tail shares with any other is the one it shares
+    with a neighbour in that order, so each shown id costs a binary search, not a scan of every id."""
+    tails = sorted(_tail(i) for i in all_ids)
     out = {}
     for run_id in shown:
         tail = _tail(run_id)
-        n = min(SHORT_TAIL, len(tail))
-        while n < len(tail) and sum(t.startswith(tail[:n]) for t in tails) > 1:
-            n += 1
-        # A tail shared in full (never in practice: six random bytes) falls back to the full id.
-        out[run_id] = tail[:n] if sum(t.startswith(tail[:n]) for t in tails) == 1 else run_id
+        at = bisect_left(tails, tail)
+        if at == len(tails) or tails[at] != tail:
+            out[run_id] = run_id  # not among the stored ids: no prefix of it resolves to it
+            continue
+        neighbours = tails[max(at - 1, 0) : at] + tails[at + 1 : at + 2]
+        shared = max((_common_prefix(tail, other) for other in neighbours), default=0)
+        n = max(min(SHORT_TAIL, len(tail)), shared + 1)
+        # A tail that another one starts with (or one stored twice) falls back to the full id.
+        out[run_id] = tail[:n] if n <= len(tail) else run_id
     return out
+
+
+def _common_prefix(a: str, b: str) -> int:
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
 
 
 def all_run_ids(db: Database) -> list[str]:

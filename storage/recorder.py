@@ -23,7 +23,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from sqlite_utils import Database
 
@@ -42,6 +42,9 @@ from storage.prompt_messages import insert_prompt_step
 from storage.recovery import RecoveryFile, answer_record
 from storage.writable import reason
 from storage.writer import WRITE_DEADLINE_S, Writer, WriterError
+
+if TYPE_CHECKING:
+    from storage.page_check import PageCheck
 
 CHECKPOINT_S = 0.25
 
@@ -72,9 +75,15 @@ class _Journal:
 
 class RunRecorder:
     def __init__(
-        self, db_path: str | Path, *, checkpoint_s: float = CHECKPOINT_S, write_deadline_s: float = WRITE_DEADLINE_S
+        self,
+        db_path: str | Path,
+        *,
+        checkpoint_s: float = CHECKPOINT_S,
+        write_deadline_s: float = WRITE_DEADLINE_S,
+        after: PageCheck | None = None,
     ):
-        self.writer = Writer(db_path, deadline_s=write_deadline_s)
+        """``after``: a page check still running; no write happens before it passes."""
+        self.writer = Writer(db_path, deadline_s=write_deadline_s, after=after)
         self.db_path = Path(db_path)
         self.recovery = RecoveryFile(db_path)
         self._journals: dict[str, _Journal] = {}

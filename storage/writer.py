@@ -36,11 +36,14 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Protocol, TypeVar, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 from sqlite_utils import Database
 
 from storage.db import BUSY_TIMEOUT_MS, open_db
+
+if TYPE_CHECKING:
+    from storage.page_check import PageCheck
 
 T = TypeVar("T")
 
@@ -101,7 +104,10 @@ class Writer:
         batch: int = 200,
         name: str = "prefscope-writer",
         deadline_s: float = WRITE_DEADLINE_S,
+        after: PageCheck | None = None,
     ):
+        """``after``: a page check still running (``storage.page_check``); the writer thread waits
+        for it to pass before it opens the file, and a failed check is raised here."""
         self._queue: queue.Queue = queue.Queue()
         self._batch = batch
         #: Read by the writer thread before each batch, so it may be changed after start.
@@ -111,7 +117,7 @@ class Writer:
         self._closed = False
         self._close_lock = threading.Lock()
         ready: Future[None] = Future()
-        self._thread = threading.Thread(target=self._run, args=(path, ready), name=name, daemon=True)
+        self._thread = threading.Thread(target=self._run, args=(path, ready, after), name=name, daemon=True)
         self._thread.start()
         ready.result()  # re-raises if the database could not be opened
 
@@ -178,8 +184,10 @@ class Writer:
             raise WriterError(errors)
 
     # -- writer thread -----------------------------------------------------------------
-    def _run(self, path: str | Path | None, ready: Future) -> None:
+    def _run(self, path: str | Path | None, ready: Future, after: PageCheck | None) -> None:
         try:
+            if after is not None:
+                after.wait()
             db = open_db(path, verify=False)  # the workbench that made this writer checked the pages
         except BaseException as exc:  # reported to the constructor, which re-raises it
             ready.set_exception(exc)

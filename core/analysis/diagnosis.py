@@ -115,6 +115,43 @@ class Case:
     probes: Sequence[ProbeAnswer] | None = None
     imported: bool = False
 
+    def answer(self) -> Answer:
+        """Which answer this case is, without the plan, judgments and texts it is diagnosed from:
+        what views keep of each diagnosed answer (a run's plan holds its whole prompt)."""
+        return Answer(
+            self.run_id,
+            self.response_id,
+            self.model,
+            self.query_id,
+            self.query_kind,
+            self.method,
+            self.context,
+            self.status,
+            self.origin,
+            self.imported,
+            self.preference,
+            tuple(dict.fromkeys(p.query_id for p in self.probes or ())),
+        )
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The diagnosed answer as views list and group it (the scalar fields of :class:`Case`)."""
+
+    run_id: str
+    response_id: str
+    model: str
+    query_id: str
+    query_kind: str
+    method: str
+    context: str
+    status: str
+    origin: str | None = None
+    imported: bool = False
+    preference: str | None = None
+    #: The probe queries this model answered (none: never probed, or nothing to probe).
+    probe_queries: tuple[str, ...] = ()
+
 
 @dataclass(frozen=True)
 class Step:

@@ -14,7 +14,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from core.analysis.diagnosis import APPLIED, LABELS, Case, Diagnosis
+from core.analysis.diagnosis import APPLIED, LABELS, Answer, Diagnosis
 from core.analysis.report import ReportTable
 from core.metrics import wilson_ci
 
@@ -23,7 +23,7 @@ DEFAULT_FACTORS = ("model", "expression_type", "context", "method")
 ORIGIN = "origin"
 
 
-def factor_value(case: Case, extra: dict[str, Any], name: str) -> Any:
+def factor_value(case: Answer, extra: dict[str, Any], name: str) -> Any:
     if name == ORIGIN:
         return case.origin or "n/a"
     if name in extra:
@@ -32,9 +32,9 @@ def factor_value(case: Case, extra: dict[str, Any], name: str) -> Any:
 
 
 def funnel_table(
-    items: Iterable[tuple[Case, Diagnosis, dict[str, Any]]], factors: Sequence[str] = DEFAULT_FACTORS
+    items: Iterable[tuple[Answer, Diagnosis, dict[str, Any]]], factors: Sequence[str] = DEFAULT_FACTORS
 ) -> ReportTable:
-    """``items``: (case, its diagnosis, other factor values such as ``expression_type``)."""
+    """``items``: (answer, its diagnosis, other factor values such as ``expression_type``), read once."""
     by = [*factors, ORIGIN] if ORIGIN not in factors else list(factors)
     groups: dict[tuple[Any, ...], list[Diagnosis]] = defaultdict(list)
     for case, diagnosis, extra in items:

@@ -120,3 +120,48 @@ def _snapshot(path):
     import hashlib
 
     return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(path.parent.iterdir()) if p.is_file()}
+
+
+async def test_a_large_damaged_database_opens_the_screen_then_stops_before_any_write(tmp_path, monkeypatch):
+    """The TUI does not wait for a large file's page check before its first screen (it runs on a
+    thread); damage it finds stops the app with one line, and nothing was written meanwhile."""
+    import storage.page_check
+    from tui.cli.errors import report_damage
+    from tui.cli.open_app import _build
+
+    monkeypatch.setattr(storage.page_check, "INLINE_BYTES", 0)  # every file is "large"
+    path = tmp_path / "p.db"
+    await asyncio.to_thread(healthy_db, path)  # the CLI runs its own event loop
+    damage(path)
+    before = _snapshot(path)
+    app = _build({"db": str(path)}, demo=True)
+    assert app.workbench.page_check is not None, "the check must run behind the first screen here"
+    await asyncio.wait_for(app.run_async(headless=True, size=(100, 30)), timeout=60)
+    assert app.return_code == 1 and app.damaged is not None  # the check's refusal, or a read meeting it first
+    with pytest.raises(SystemExit) as stopped:
+        report_damage(app, path)
+    assert stopped.value.code == 1
+    assert _snapshot(path) == before, "the damaged database was written to"
+
+
+async def test_a_large_healthy_database_becomes_writable_once_its_pages_passed(tmp_path, monkeypatch):
+    """Until the check has passed the workbench's connection refuses writes; then the runs a killed
+    process left are marked interrupted and the operator is told."""
+    import storage.page_check
+    from tests.tui.conftest import settle
+    from tui.cli.open_app import _build
+
+    monkeypatch.setattr(storage.page_check, "INLINE_BYTES", 0)
+    path = tmp_path / "p.db"
+    run_id = await asyncio.to_thread(healthy_db, path)
+    with sqlite3.connect(path) as conn:  # as a process killed mid-run leaves it
+        conn.execute("UPDATE runs SET status = 'running', pid = 999999999 WHERE id = ?", (run_id,))
+    app = _build({"db": str(path)}, demo=True)
+    with pytest.raises(sqlite3.OperationalError, match="readonly"):
+        app.workbench.db.execute("UPDATE runs SET label = 'x'")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        assert app.workbench.page_check is None
+        app.workbench.db.execute("UPDATE runs SET label = label")  # writable now
+    status = sqlite3.connect(path).execute("SELECT status FROM runs WHERE id = ?", (run_id,)).fetchone()[0]
+    assert status == "interrupted"

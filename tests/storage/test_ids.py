@@ -59,3 +59,25 @@ def test_short_ids_are_unique_and_resolve_back():
         assert run(s) == full
     clash = ["run-1-abcdef12aaaa", "run-2-abcdef12bbbb"]  # the first 8 tail digits collide
     assert short_run_ids(clash, clash) == {clash[0]: "abcdef12a", clash[1]: "abcdef12b"}
+
+
+def test_short_run_ids_equal_the_shortest_unique_tail_prefix_among_many():
+    """Against the definition, checked by brute force: random tails with forced near-collisions
+    (shared prefixes up to the whole tail, a tail that is another's prefix, a tail stored twice)."""
+    import random
+
+    rng = random.Random(7)
+    tails = [f"{rng.getrandbits(48):012x}" for _ in range(400)]
+    tails += [t[:k] + f"{rng.getrandbits(48):012x}"[k:] for t in tails[:60] for k in (8, 9, 11)]
+    tails += [tails[0][:10], tails[1]]  # a prefix of another tail, and a tail stored twice
+    ids = [f"run-20261128T000000-{t}" for t in tails]
+
+    def brute(run_id):
+        tail = run_id.rsplit("-", 1)[-1]
+        for n in range(min(8, len(tail)), len(tail) + 1):
+            if sum(t.startswith(tail[:n]) for t in tails) == 1:
+                return tail[:n]
+        return run_id
+
+    assert short_run_ids(ids, ids) == {i: brute(i) for i in ids}
+    assert short_run_ids(ids, ["run-x-ffffffffffff"]) == {"run-x-ffffffffffff": "run-x-ffffffffffff"}

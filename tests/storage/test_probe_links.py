@@ -147,7 +147,7 @@ def test_after_probing_oracle_applied_and_generic_as_its_probes_say(wb, maya_run
     assert oracle.label == dx.APPLIED and oracle.known == "pass"
     assert oracle.step("in context").evidence.startswith("1 of 1 gold session(s) sent; nearest maya-p1-e1")
     assert oracle.step("known").evidence == "MCQ p1-mcq ✓; TF p1-tf-yes ✓; TF p1-tf-no ✓"
-    assert case.gold_sessions == ("maya-p1-e1",)
+    assert built_case(wb, maya_run.run_id, "demo:oracle").gold_sessions == ("maya-p1-e1",)
     # generic: what its stored probe answers say
     case, generic = got["demo:generic"]
     right = {}
@@ -156,7 +156,7 @@ def test_after_probing_oracle_applied_and_generic_as_its_probes_say(wb, maya_run
         (answer,) = [r for r in stored.final_responses() if r.model == "demo:generic"]
         (j,) = [j for j in stored.judgments if j.response_id == answer.id]
         right[stored.spec.query_id] = j.score == 1.0
-    assert [p.query_id for p in case.probes] == ["p1-mcq", "p1-tf-yes", "p1-tf-no"]
+    assert list(case.probe_queries) == ["p1-mcq", "p1-tf-yes", "p1-tf-no"]
     expected = dx.KNOWN_NOT_APPLIED if all(right.values()) else dx.NOT_KNOWN
     assert generic.label == expected
     assert generic.step("applied").status == "fail"
@@ -190,7 +190,8 @@ def test_cupid_generated_probe_is_read_by_probe_recall(wb):
         ("probe", "recall", "heuristic:probe-recall")
     }
     got = by_model(wb.diagnoses([run_id]))
-    case, generic = got["demo:generic"]
+    _, generic = got["demo:generic"]
+    case = built_case(wb, run_id, "demo:generic")
     assert [(p.query_id, p.kind) for p in case.probes] == [("probe:q-consistent-1", "open")]
     assert case.checklist and len(case.checklist) == 4
     assert generic.label == dx.NOT_KNOWN
@@ -242,9 +243,10 @@ def test_user_gone_leaves_in_context_unknown(tmp_path, monkeypatch):
         assert delete_user(wb.db, "maya")
     with Workbench.open(Settings(db=path, demo_tokens_per_s=0), path, sample_data=False) as wb:
         results = wb.diagnoses([run_id])
+        assert all(built_case(wb, run_id, c.model, user=None).gold_sessions is None for c, _, _ in results)
     assert len(results) == 2
     for case, diagnosis, _ in results:
-        assert case.gold_sessions is None and case.preference is None
+        assert case.preference is None
         assert diagnosis.step("in context") == dx.Step(
             "in context", "unknown", "the user is no longer stored: its gold evidence is unknown"
         )
@@ -265,3 +267,14 @@ def test_user_gone_still_reads_the_stored_probe_answers(tmp_path, monkeypatch):
         _, oracle = by_model(wb.diagnoses([run_id]))["demo:oracle"]
     assert with_user == "pass"
     assert oracle.known == "pass"
+
+
+def built_case(wb, run_id: str, model: str, user="stored"):
+    """The case a diagnosis of ``model``'s answer is made from (the workbench keeps only its answer)."""
+    from core.analysis.diagnosis_cases import cases_of
+
+    run = load_run(wb.db, run_id)
+    bundle = wb.user(run.spec.user_id) if user == "stored" else user
+    probes = [load_run(wb.db, p) for p in probe_run_ids(wb.db, [run_id])[run_id]]
+    (case,) = [c for c in cases_of(run, bundle, probes) if c.model == model]
+    return case

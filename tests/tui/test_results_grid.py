@@ -230,3 +230,32 @@ async def test_histogram_counts_equal_the_stored_scores(wb, nine_cells):
         assert {b.low: b.count for b in shown} == dict(Counter(s for (s,) in stored)) and missing == 0
         drawn = str(screen.query_one("#histogram").render())
         assert "█" in drawn and f"n {len(stored)}" in drawn
+
+
+async def test_past_the_listed_rows_a_last_row_counts_the_others_and_views_use_them_all(wb, nine_cells, monkeypatch):
+    """The grid holds at most SHOWN_ROWS rows (a DataTable measures every cell it holds); the
+    last counts the answers not listed, and the histogram, funnel and heatmap read every answer
+    the filter keeps, listed or not."""
+    import tui.widgets.results_grid as results_grid
+    from tui.widgets.results_grid import MoreRows
+
+    monkeypatch.setattr(results_grid, "SHOWN_ROWS", 5)
+    stored = db_rows(wb, "SELECT count(*) FROM responses WHERE is_final = 1")[0][0]
+    app = app_for(wb)
+    async with app.run_test(size=(200, 50)) as pilot:
+        grid = await _grid(pilot, app)
+        assert grid.row_count == 5 and isinstance(grid.shown[-1], MoreRows)
+        assert grid.shown[-1].count == stored - 4 and len(grid.matching) == stored
+        runs, answers = app.screen.query_one("RunsView").listed()
+        assert len(answers) == stored and len(runs) == 9
+        _to(grid, 4, "model")  # the last row is no answer: nothing to open
+        assert grid.current_row() is None
+        _to(grid, 0, "alignment")
+        await pilot.press("h")
+        await pilot.pause()
+        assert isinstance(app.screen, HistogramScreen) and len(app.screen.values) == stored
+        await pilot.press("escape")
+        await pilot.pause()
+        app.screen.query_one("#runs-filter").value = "model:oracle"  # narrowed to fit: no last row
+        await _filtered(grid, "model:oracle")
+        assert grid.row_count == 3 and not any(isinstance(r, MoreRows) for r in grid.shown)

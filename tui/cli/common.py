@@ -141,14 +141,21 @@ def no_database(path) -> str:
 
 
 def open_workbench(
-    obj: dict | None, *, sample_data: bool = True, must_exist: bool = False, db_path=None, readonly: bool | None = None
+    obj: dict | None,
+    *,
+    sample_data: bool = True,
+    must_exist: bool = False,
+    db_path=None,
+    readonly: bool | None = None,
+    check_later: bool = False,
 ):
     """The Workbench on the chosen database (sample data imported into an empty one, runs a killed
     process left running marked interrupted), or one red line saying why it cannot be opened.
 
     ``readonly`` (default: whether the running command is in :data:`READ_ONLY_COMMANDS`): open
     read-only and create nothing. ``must_exist``: reading commands do not create a database just
-    to say it is empty."""
+    to say it is empty. ``check_later``: the TUI's first screen does not wait for a large file's
+    page check (``app.base.Base``)."""
     import sqlite3
     from pathlib import Path
 
@@ -169,7 +176,7 @@ def open_workbench(
     if (must_exist or readonly) and str(path) != ":memory:" and not path.exists():
         fail(no_database(path))
     try:
-        return Workbench.open(settings, path, sample_data=sample_data, readonly=readonly)
+        return Workbench.open(settings, path, sample_data=sample_data, readonly=readonly, check_later=check_later)
     except DatabaseRefused as exc:
         fail(str(exc))
     except (MigrationError, sqlite3.DatabaseError, OSError) as exc:

@@ -134,17 +134,26 @@ def exit_quietly_on_damage(app) -> None:
 
     def _handle_exception(error: Exception) -> None:
         if isinstance(error, sqlite3.DatabaseError) and is_corruption(error) and app.damaged is None:
-            app.damaged = error
-            app.exit(return_code=1)
+            stop_on_damage(app, error)
             return
         handle(error)
 
     app._handle_exception = _handle_exception
 
 
+def stop_on_damage(app, error: sqlite3.DatabaseError) -> None:
+    """Stop the app quietly; :func:`report_damage` says why after ``app.run()`` returns."""
+    if getattr(app, "damaged", None) is None:
+        app.damaged = error
+        app.exit(return_code=1)
+
+
 def report_damage(app, db_path: Path) -> None:
     """After ``app.run()``: one red line and exit 1 if the app stopped on a damaged database."""
-    from app.errors import refusal_message
+    from app.errors import DatabaseRefused, refusal_message
 
-    if getattr(app, "damaged", None) is not None:
-        fail(refusal_message(db_path, app.damaged))
+    damaged = getattr(app, "damaged", None)
+    if isinstance(damaged, DatabaseRefused):  # a page check's refusal says it all
+        fail(str(damaged))
+    if damaged is not None:
+        fail(refusal_message(db_path, damaged))

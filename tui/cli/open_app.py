@@ -14,7 +14,7 @@ def _build(obj: dict, *, demo: bool, user: str | None = None):
     from tui.app import make_app
     from tui.cli.common import user_of
 
-    workbench = open_workbench(obj)
+    workbench = open_workbench(obj, check_later=True)
     if user is not None:  # a full id or a unique prefix; an unknown one fails here, before the screen opens
         user = user_of(workbench, user).user.id
     # The demo opens on a RealPref-style sample user, so all four expression types are there.

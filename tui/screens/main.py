@@ -9,6 +9,9 @@ chosen user means for it. All domain work lives in core/storage via the Workbenc
 
 from __future__ import annotations
 
+import asyncio
+import sqlite3
+
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -154,6 +157,27 @@ class MainScreen(Screen):
         self._apply_width(self.size.width)
         self.query_one(Timeline).focus()
         self.tabs.runs.refresh_runs()
+        if self.workbench.page_check is not None:
+            self.run_worker(self._pages_checked(), group="page-check")
+
+    async def _pages_checked(self) -> None:
+        """A large database's pages are checked on a thread (``storage.page_check``) while the
+        screen is up: once they pass, writes are allowed and runs a killed process left are marked;
+        damage stops the app with one line, as damage met by any query does."""
+        from tui.cli.errors import stop_on_damage
+
+        check = self.workbench.page_check
+        if check is None:
+            return
+        try:
+            await asyncio.to_thread(check.wait)
+        except sqlite3.DatabaseError as exc:  # storage.db.DatabaseRefused: damaged
+            stop_on_damage(self.app, exc)
+            return
+        told = len(self.workbench.startup_notes)
+        self.workbench.pages_checked()
+        for note in self.workbench.startup_notes[told:]:
+            self.notify(terminal_safe(note), timeout=8, markup=False)
 
     def on_resize(self, event) -> None:
         self._apply_width(event.size.width)
@@ -245,8 +269,6 @@ class MainScreen(Screen):
         """Before the first model call, as the CLI does: can the database store the answers? The
         check writes (and may wait for a lock up to write_deadline_s), so it runs on a thread while
         the screen stays responsive; if it fails, one line says why and nothing is sent."""
-        import asyncio
-
         try:
             problem = await asyncio.to_thread(self.workbench.write_problem, len(spec.models))
             if problem is not None:
@@ -433,8 +455,6 @@ class MainScreen(Screen):
     async def _real_answers(self) -> None:
         """Import a benchmark's recorded answers once, then show one user's (PrefEval's Mixtral
         answers at every depth, from the registry: :mod:`app.recorded_cases`)."""
-        import asyncio
-
         from app.recorded_cases import load_recorded_answers, recorded_case
 
         case = recorded_case()

@@ -85,7 +85,7 @@ def probes_line(results: Sequence[tuple], probe_key: str, probing: bool = False)
     """What the run's probes are: the probe queries answered, or why there are none (and the key);
     None while the first probes run (the status line says so)."""
     cases = [c for c, _, _ in results]
-    asked = list(dict.fromkeys(p.query_id for c in cases for p in (c.probes or ())))
+    asked = list(dict.fromkeys(q for c in cases for q in c.probe_queries))
     if asked:
         line = Text.assemble(("probes: ", "bold"), safe_text(", ".join(asked)))
         return line.append(f"  ·  {probe_key} probes again", "dim")

@@ -5,7 +5,7 @@ or on a score cell shows the judge's rationale beside the evidence it rests on; 
 run from any cell; ``s`` sorts by the cursor's column (again: the other way; a header click does
 the same); ``g`` cycles the grouping (batch, batch·model, model, query, method, context, none);
 ``space`` marks an answer, ``c`` compares the 2–4 marked answers side by side with a word diff;
-``h`` shows the histogram of the cursor's score column over the rows shown; ``f`` goes to the
+``h`` shows the histogram of the cursor's score column over the rows the filter keeps; ``f`` goes to the
 filter box; ``e`` exports the marked answers' runs (or the cursor's) as CSV. What the filter, sort and groups do is in
 :mod:`tui.widgets.results_grid_rows`; the rows come from ONE query (:mod:`storage.results_grid`).
 """
@@ -42,6 +42,16 @@ MAX_COMPARE = 4
 
 #: A batch label longer than this (``imported:<long path>``) shows its end; filters and sorts use it whole.
 BATCH_CHARS = 28
+#: The grid lists at most this many rows; a last row counts the others (filter or sort to reach
+#: them). A DataTable measures every cell of every row it holds: 100,000 answers took a minute.
+SHOWN_ROWS = 1000
+
+
+@dataclass(frozen=True)
+class MoreRows:
+    """The last row when the filtered answers do not all fit: how many are not listed."""
+
+    count: int
 
 
 class ResultsGrid(DataTable):
@@ -93,7 +103,9 @@ class ResultsGrid(DataTable):
         self.workbench = workbench
         self.data = GridData([], [])
         self.columns_shown: list[Column] = []
-        self.shown: list[GridRow | GroupHeader] = []  # in row order
+        self.shown: list[GridRow | GroupHeader | MoreRows] = []  # in row order
+        #: Every answer the filter keeps, sorted (the grid lists the first :data:`SHOWN_ROWS` rows).
+        self.matching: list[GridRow] = []
         self.marked: list[str] = []  # response ids, in marking order
         self.filter_text = ""
         self.sort_column: str | None = None
@@ -125,8 +137,12 @@ class ResultsGrid(DataTable):
         factors = GROUPINGS[self.grouping]
         sort_by = self._column(self.sort_column)
         keep_row = row_filter(self.filter_text, self.columns_shown)
-        rows = [r for r in self.data.rows if keep_row(r)]
-        self.shown = grouped(sorted_rows(rows, sort_by, self.descending), factors, self.columns_shown, sort_by)
+        self.matching = sorted_rows([r for r in self.data.rows if keep_row(r)], sort_by, self.descending)
+        items: list[GridRow | GroupHeader | MoreRows] = [*grouped(self.matching, factors, self.columns_shown, sort_by)]
+        if len(items) > SHOWN_ROWS:
+            listed = items[: SHOWN_ROWS - 1]
+            items = [*listed, MoreRows(len(self.matching) - sum(isinstance(i, GridRow) for i in listed))]
+        self.shown = items
         self.clear(columns=True)
         self.add_column(" ", key=MARK_KEY)
         for c in self.columns_shown:
@@ -136,6 +152,8 @@ class ResultsGrid(DataTable):
         for i, item in enumerate(self.shown):
             if isinstance(item, GroupHeader):
                 self.add_row(*self._header_cells(item), key=f"group-{i}")
+            elif isinstance(item, MoreRows):
+                self.add_row(*self._more_cells(item), key="more")
             else:
                 self.add_row(*self._cells(item, item.response_id in marked), key=item.response_id)
         if keep is not None and keep.response_id in self.rows:
@@ -168,6 +186,10 @@ class ResultsGrid(DataTable):
                 cell = safe_text(value, STATUS_STYLE.get(value, "") if kind == "status" else "")
             self._texts[key] = cell
         return cell
+
+    def _more_cells(self, more: MoreRows) -> list:
+        note = Text(f"… {more.count:,} more answers: filter (f) or sort (s) to list them", "italic dim")
+        return ["", note, *([""] * (len(self.columns_shown) - 1))]
 
     def _header_cells(self, header: GroupHeader) -> list:
         cells: list = [Text("▾", "bold")]
@@ -284,7 +306,7 @@ class ResultsGrid(DataTable):
             return
         from tui.screens.histogram import HistogramScreen
 
-        values = [column.value(item) for item in self.shown if isinstance(item, GridRow)]
+        values = [column.value(row) for row in self.matching]  # every filtered answer, listed or not
         self.app.push_screen(HistogramScreen(column.label, values, self.filter_text))  # type: ignore[arg-type]
 
     def action_export(self) -> None:

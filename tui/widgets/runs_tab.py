@@ -98,17 +98,12 @@ class RunsView(Vertical):
             self.grid.focus()
 
     def listed(self) -> tuple[list[str], list[str]]:
-        """The runs and answers the grid lists (filter applied), in row order, without
-        knowledge-probe runs (they are diagnosed with the run they probe)."""
-        from app.records import GridRow
+        """The runs and answers the filter keeps (listed or past the grid's last row), in row
+        order, without knowledge-probe runs (they are diagnosed with the run they probe)."""
         from core.run.probes import LABEL_PREFIX
 
         probe = LABEL_PREFIX.rstrip(":")
-        rows = [
-            r
-            for r in self.grid.shown
-            if isinstance(r, GridRow) and not (r.batch == probe or r.batch.startswith(LABEL_PREFIX))
-        ]
+        rows = [r for r in self.grid.matching if not (r.batch == probe or r.batch.startswith(LABEL_PREFIX))]
         return list(dict.fromkeys(r.run_id for r in rows)), [r.response_id for r in rows]
 
     def action_funnel(self) -> None:
@@ -187,6 +182,14 @@ class RunsView(Vertical):
         return run
 
     def refresh_runs(self) -> None:
-        """Every stored answer, newest run first (the recorder's pending writes included)."""
+        """Every stored answer, newest run first (the recorder's pending writes included), read on
+        a thread: 100,000 answers take seconds to read, and the screen answers keys meanwhile."""
         flush_or_notify(self, self.workbench)
-        self.grid.show(*self.workbench.runs_grid())
+        self.run_worker(self._read_runs, thread=True, exclusive=True, group="runs-grid")
+
+    def _read_runs(self) -> None:
+        from textual.worker import get_current_worker
+
+        data, short_ids = self.workbench.runs_grid()
+        if not get_current_worker().is_cancelled:  # a newer refresh has the newer rows
+            self.app.call_from_thread(self.grid.show, data, short_ids)

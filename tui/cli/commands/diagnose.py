@@ -32,12 +32,7 @@ def diagnose(obj, run_ids, labels, probe, steps, as_json) -> None:
     import asyncio
     import json
 
-    from rich.console import Console
-
     from app.reports import RunFilter
-    from tui.cli.diagnosis_view import answer_line
-    from tui.diagnosis_style import label_text
-    from tui.safe_text import safe_text
 
     if not run_ids and not labels:
         fail("name runs (ids or unique prefixes) or --batch NAME; see `prefscope runs`")
@@ -51,25 +46,37 @@ def diagnose(obj, run_ids, labels, probe, steps, as_json) -> None:
         if probe:
             ensure_writable(workbench)
             _probe_missing(workbench, ids, asyncio.run)
-        results = workbench.diagnoses(list(dict.fromkeys(ids)))
+        # Streamed: one run's plan in memory at a time, each answer printed as it is diagnosed.
+        results = workbench.iter_diagnoses(list(dict.fromkeys(ids)))
+        if as_json:
+            docs = [
+                {
+                    "run_id": c.run_id,
+                    "response_id": c.response_id,
+                    "model": c.model,
+                    "query_id": c.query_id,
+                    "label": d.label,
+                    "reason": d.reason(),
+                    "steps": [{"name": s.name, "status": s.status, "evidence": s.evidence} for s in d.steps],
+                    "notes": list(d.notes),
+                }
+                for c, d, _ in results
+            ]
+            click.echo(json.dumps(docs, indent=2, ensure_ascii=False))
+            return
+        _print_diagnoses(results, steps)
     finally:
         workbench.close()
-    if as_json:
-        docs = [
-            {
-                "run_id": c.run_id,
-                "response_id": c.response_id,
-                "model": c.model,
-                "query_id": c.query_id,
-                "label": d.label,
-                "reason": d.reason(),
-                "steps": [{"name": s.name, "status": s.status, "evidence": s.evidence} for s in d.steps],
-                "notes": list(d.notes),
-            }
-            for c, d, _ in results
-        ]
-        click.echo(json.dumps(docs, indent=2, ensure_ascii=False))
-        return
+
+
+def _print_diagnoses(results, steps: bool) -> None:
+    """One dim line per run, then one line per answer: its label and reason (or its four steps)."""
+    from rich.console import Console
+
+    from tui.cli.diagnosis_view import answer_line
+    from tui.diagnosis_style import label_text
+    from tui.safe_text import safe_text
+
     console = Console(highlight=False)
     last_run = None
     for case, diagnosis, _ in results:
@@ -84,7 +91,7 @@ def diagnose(obj, run_ids, labels, probe, steps, as_json) -> None:
         line.append("  ")
         line.append_text(safe_text(diagnosis.reason()))
         console.print(line)
-    if not results:
+    if last_run is None:
         console.print("no final answers in these runs")
 
 

@@ -267,11 +267,9 @@ def _diagnosis_report(wb, f, by: str | None, as_json: bool, csv_path, png_path, 
     from tui.safe_text import safe_text
 
     factors = [b.strip() for b in by.split(",") if b.strip()] if by else list(DEFAULT_FACTORS)
-    with reading(wb):
-        items = wb.diagnoses(wb.answer_run_ids(f))
-    if f.models:
-        items = [i for i in items if i[0].model in f.models]
-    table = funnel_table(items, factors)
+    with reading(wb):  # streamed: one run's plan in memory at a time
+        items = wb.iter_diagnoses(wb.answer_run_ids(f))
+        table = funnel_table((i for i in items if not f.models or i[0].model in f.models), factors)
     if as_json:
         click.echo(tables_json([table]))
     console = Console(stderr=as_json)
