@@ -163,7 +163,7 @@ class Analyses(Base):
         store them (earlier machine decisions replaced, human labels kept). Returns how many.
 
         ``attributes``: ``latest`` (the latest extraction, else the gold attributes), ``gold``,
-        ``none`` or an extraction id (``storage.analyses.UnknownExtraction`` when there is none).
+        ``none`` or an extraction id (``storage.ids.UnknownExtraction`` when there is none).
         Embeddings may load a model, so views call this from a worker thread."""
         from core.analysis import relevance as rel
         from storage.analyses import save_relevance

@@ -1,8 +1,10 @@
-"""Cold start: `prefscope --help` and a demo-model `prefscope run`, each in a fresh process,
-with which heavy libraries got imported (they must not be when unused).
+"""Cold start: `prefscope --help`, `prefscope prompt maya p1-open` (zero-shot plan) and a
+demo-model `prefscope run`, each in a fresh process, with which heavy libraries got imported
+(they must not be when unused).
 
-Baseline measured in the same run: a bare `python -c pass` start, so the figures read as
-"prefscope's own start-up cost on top of the interpreter".
+Baselines measured in the same run: a bare `python -c pass` start, so the figures read as
+"prefscope's own start-up cost on top of the interpreter"; and `prefscope --help`, which the
+zero-shot prompt (on a database with the sample data imported) is divided by (goal ≤ 3×).
 """
 
 from __future__ import annotations
@@ -12,9 +14,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
 from statistics import median
 
-from _common import REPO, figure, line
+from _common import REPO, figure, line, offline_env, run_prefscope
 
 HEAVY = ["litellm", "anthropic", "openai", "sentence_transformers", "torch", "textual"]
 PROBE = (
@@ -29,11 +32,11 @@ PROBE = (
 )
 
 
-def timed(args: list[str], repeat: int = 3) -> tuple[float, dict]:
+def timed(args: list[str], repeat: int = 3, env: dict[str, str] | None = None) -> tuple[float, dict]:
     times, imported = [], {}
     for _ in range(repeat):
         t0 = time.perf_counter()
-        done = subprocess.run([sys.executable, "-c", PROBE, *args], cwd=REPO, capture_output=True, text=True)
+        done = subprocess.run([sys.executable, "-c", PROBE, *args], cwd=REPO, env=env, capture_output=True, text=True)
         times.append(time.perf_counter() - t0)
         marker = [ln for ln in done.stderr.splitlines() if ln.startswith("@@")]
         if not marker:
@@ -52,12 +55,15 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         db = f"{tmp}/startup.db"
         help_s, help_imports = timed(["--help"])
+        prompt_s, prompt_imports = zero_shot_prompt(Path(tmp))
         run_s, run_imports = timed(
             ["--db", db, "run", "maya", "p1-open", "--plain", "--model", "demo:generic", "--model", "demo:oracle"],
             repeat=2,
         )
     line("prefscope --help (s)", f"{help_s:.3f}", f"{help_s / bare:.1f}× bare python")
     line("  heavy imports", _heavy(help_imports))
+    line("prefscope prompt maya p1-open, zero-shot (s)", f"{prompt_s:.3f}", f"{prompt_s / help_s:.1f}× --help")
+    line("  heavy imports", _heavy(prompt_imports))
     line("prefscope run, 2 demo models, zero-shot (s)", f"{run_s:.3f}", "includes the demo models' streaming")
     line("  heavy imports", _heavy(run_imports))
     for name in ("litellm", "anthropic", "sentence_transformers", "torch"):
@@ -68,8 +74,22 @@ def main() -> None:
         f"{help_s:.2f} s, imports {_heavy(help_imports)}",
         f"bare python {bare:.2f} s",
     )
+    figure(
+        "CLI prompt maya p1-open (zero-shot plan) ÷ --help",
+        "≤ 3×",
+        f"{prompt_s / help_s:.1f}× ({prompt_s:.2f} s)",
+        f"--help {help_s:.2f} s",
+    )
     unused = {m: run_imports.get(m) for m in ("litellm", "anthropic", "sentence_transformers", "torch")}
     figure("CLI demo run: unused SDKs / torch imported", "none", _heavy(unused), "—")
+
+
+def zero_shot_prompt(tmp: Path) -> tuple[float, dict]:
+    """`prefscope prompt maya p1-open` (the profile's zero-shot plan), median of 3 fresh processes,
+    on a database the sample data was imported into first (not timed)."""
+    env, db = offline_env(tmp), tmp / "sample.db"
+    run_prefscope(env, db, "import", str(REPO / "sample_data"))
+    return timed(["--db", str(db), "prompt", "maya", "p1-open"], env=env)
 
 
 def _heavy(imported: dict) -> str:

@@ -24,6 +24,7 @@ from core.analysis.relevance import Decision
 from core.judges.base import Judgment
 from core.model import Attribute
 from core.run.spec import new_id
+from storage.ids import UnknownExtraction
 from storage.recorder import insert_judgment
 from storage.runs import StoredJudgment, select_judgments
 from storage.transactions import transaction
@@ -37,11 +38,6 @@ def _now() -> str:
 
 def _dumps(value: object) -> str:
     return json.dumps(value, ensure_ascii=False)
-
-
-class UnknownExtraction(LookupError):
-    def __init__(self, extraction_id: str):
-        super().__init__(f"no attribute extraction {extraction_id!r} (see `prefscope attributes USER`)")
 
 
 # -- attributes -----------------------------------------------------------------------------------

@@ -23,6 +23,13 @@ class UnknownId(LookupError):
     """No stored id is, or starts with, what was given."""
 
 
+class UnknownExtraction(LookupError):
+    """No stored attribute extraction has this id."""
+
+    def __init__(self, extraction_id: str):
+        super().__init__(f"no attribute extraction {extraction_id!r} (see `prefscope attributes USER`)")
+
+
 class AmbiguousId(LookupError):
     """Several stored ids start with what was given; the message lists them."""
 

@@ -24,7 +24,8 @@ import importlib.util
 import os
 import threading
 from collections.abc import Iterable
-from functools import lru_cache
+from concurrent.futures import ThreadPoolExecutor
+from functools import cache, lru_cache
 from pathlib import Path
 
 from core.model import Session
@@ -126,11 +127,22 @@ def _encode_len(enc, texts: list[str]) -> list[int]:
         parts = _pieces(text)
         spans.append((len(pieces), len(pieces) + len(parts)))
         pieces += parts
-    if len(pieces) > 8:
-        encoded = enc.encode_ordinary_batch(pieces)
+    if len(pieces) > 8 and sum(map(len, pieces)) > _PARALLEL_CHARS:
+        encoded = list(_pool().map(enc.encode_ordinary, pieces))
     else:
         encoded = [enc.encode_ordinary(p) for p in pieces]
     return [sum(len(encoded[i]) for i in range(a, b)) for a, b in spans]
+
+
+#: Below this many characters a batch is encoded on the calling thread: handing pieces to threads
+#: costs more than it saves (tiktoken's own ``encode_ordinary_batch`` starts a new pool per call).
+_PARALLEL_CHARS = 256 * 1024
+
+
+@cache
+def _pool() -> ThreadPoolExecutor:
+    """One pool for the process: tiktoken leaves the GIL while it encodes, so pieces use every core."""
+    return ThreadPoolExecutor(max_workers=os.cpu_count() or 2, thread_name_prefix="prefscope-tokens")
 
 
 def _key(text: str, encoding: str) -> tuple[str, bytes]:

@@ -47,7 +47,8 @@ class LazyGroup(click.Group):
     def invoke(self, ctx: click.Context):
         """Every command (and the TUI) under one handler: a database damaged past the pages the open
         checks read, a model id no provider serves, a full disk, an unreadable or special file or a
-        file that is not UTF-8 end in one line and exit 1, not a traceback; Ctrl+C exits 130."""
+        file that is not UTF-8, or running out of memory end in one line and exit 1, not a traceback;
+        Ctrl+C exits 130."""
         import sqlite3
 
         args = [*ctx._protected_args, *ctx.args]  # the subcommand's, to name its files on an OSError
@@ -82,6 +83,10 @@ class LazyGroup(click.Group):
             from tui.cli.errors import interrupted
 
             interrupted()
+        except MemoryError:
+            from tui.cli.errors import out_of_memory
+
+            out_of_memory(ctx)
         except click.ClickException as exc:  # a usage error or a command's refusal: click prints it
             from tui.cli.errors import terminal_safe_click_error
 

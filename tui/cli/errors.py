@@ -106,6 +106,15 @@ def terminal_safe_click_error(exc: click.ClickException) -> None:
     exc.format_message = lambda: terminal_safe(formatted())  # type: ignore[method-assign]
 
 
+def out_of_memory(ctx: click.Context) -> NoReturn:
+    """MemoryError: one line saying so (a memory limit, or a selection too large for this machine)."""
+    command = ctx.invoked_subcommand or "the command"
+    fail(
+        f"{command} ran out of memory (a memory limit such as `ulimit -v`, or too little free memory "
+        "for this selection); narrow it with --batch, --model or --since, or raise the limit"
+    )
+
+
 def interrupted() -> NoReturn:
     """Ctrl+C: a short line and exit 130 (the README's exit codes), not click's "Aborted!" and 1."""
     fail("interrupted (Ctrl+C)", code=EXIT_INTERRUPTED)

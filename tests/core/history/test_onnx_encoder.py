@@ -126,3 +126,40 @@ def test_export_is_written_once_into_the_given_folder_and_int8_stays_close(tmp_p
     exact = OnnxEncoder(folder, fp32).encode(texts)
     quick = OnnxEncoder(folder, int8).encode(texts)
     assert (exact * quick).sum(axis=1).min() > 0.95
+
+
+def test_a_batch_of_long_texts_goes_through_the_graph_in_small_runs_with_the_same_vectors():
+    """Runs of at most RUN_TOKENS padded tokens (faster on few cores than 32 rows of 256 tokens);
+    short texts still share a run, and a text's vector does not depend on its run."""
+    from core.history.onnx_encoder import RUN_TOKENS, OnnxEncoder
+    from core.history.onnx_export import ensure_graph
+
+    folder = read_folder("all-MiniLM-L6-v2")
+    encoder = OnnxEncoder(folder, ensure_graph(folder), threads=1)
+    shapes: list[tuple[int, int]] = []
+
+    class Recording:
+        def __init__(self, inner):
+            self.inner = inner
+
+        def run(self, names, feeds):
+            shapes.append(feeds["input_ids"].shape)
+            return self.inner.run(names, feeds)
+
+    encoder.session = Recording(encoder.session)
+    long = [" ".join(f"the trail {i} by lake {j}" for j in range(60)) for i in range(32)]
+    short = [f"my dog {i}" for i in range(32)]
+    vecs = encoder.encode(long + short, batch_size=32)
+    assert max(rows * width for rows, width in shapes) <= RUN_TOKENS
+    assert max(rows for rows, _ in shapes) == 32  # the short batch runs whole
+    alone = np.stack([encoder.encode([t])[0] for t in (long[5], short[5])])
+    assert np.abs(vecs[[5, 37]] - alone).max() < 1e-5
+
+
+def test_runs_keep_rows_times_the_longest_within_the_budget():
+    from core.history.onnx_encoder import runs
+
+    assert runs([], 100) == []
+    assert runs([60, 50, 40, 10, 10], 100) == [(0, 1), (1, 3), (3, 5)]
+    assert runs([300, 20, 20], 100) == [(0, 1), (1, 3)]  # longer than the budget: alone
+    assert runs([10, 90], 100) == [(0, 1), (1, 2)]  # the longest row of a run sets its width

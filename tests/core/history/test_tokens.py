@@ -47,3 +47,21 @@ def test_truncate_to_tokens():
     cut = tokens.truncate_to_tokens(text, 10)
     assert tokens.count_tokens(cut) <= 10 and text.startswith(cut)
     assert tokens.truncate_to_tokens("short", 10) == "short"
+
+
+def test_a_large_batch_is_counted_on_one_lasting_pool_with_the_same_counts():
+    """A batch past the parallel threshold goes to one pool for the process (tiktoken started a
+    new pool of 8 threads per batch: thread start-up dominated the Extreme build), counts unchanged."""
+    import threading
+
+    texts = [f"session {i}: " + "the quick brown fox jumps over the lazy dog " * 900 for i in range(40)]
+    assert sum(map(len, texts)) > tokens._PARALLEL_CHARS
+    enc = tokens.encoder()
+    expected = [len(enc.encode_ordinary(t)) for t in texts]
+    before = threading.active_count()
+    for _ in range(5):
+        tokens.clear_cache()
+        assert tokens.count_many(texts) == expected
+    workers = [t for t in threading.enumerate() if t.name.startswith("prefscope-tokens")]
+    assert 0 < len(workers) <= (os.cpu_count() or 2)
+    assert threading.active_count() <= before + (os.cpu_count() or 2)

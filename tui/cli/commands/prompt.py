@@ -99,7 +99,7 @@ def prompt(
 ) -> None:
     """Print the exact prompt plan `run` would send for a user, query and method (nothing is sent)."""
     from core.history.configs import ContextError, ContextWindowExceeded
-    from core.history.retrieval import RetrievalError
+    from core.history.embedding_model import RetrievalError
     from core.methods import UnknownMethod, method_info
     from core.run.prepare import messages_sha256
     from core.run.profile import noted
