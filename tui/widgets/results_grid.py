@@ -188,8 +188,10 @@ class ResultsGrid(DataTable):
         return cell
 
     def _more_cells(self, more: MoreRows) -> list:
-        note = Text(f"… {more.count:,} more answers: filter (f) or sort (s) to list them", "italic dim")
-        return ["", note, *([""] * (len(self.columns_shown) - 1))]
+        """Short words spread over the first columns: one long cell would widen its column for every row."""
+        words = ["…", f"{more.count:,} more", "f: filter", "s: sort"]
+        cells = [Text(w, "italic dim") for w in words[: len(self.columns_shown)]]
+        return ["", *cells, *([""] * (len(self.columns_shown) - len(cells)))]
 
     def _header_cells(self, header: GroupHeader) -> list:
         cells: list = [Text("▾", "bold")]
