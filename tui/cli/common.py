@@ -83,6 +83,14 @@ def check_models(settings, model_ids: list[str]) -> None:
             fail(terminal_safe(problem))
 
 
+def unpaced_demo_models(workbench) -> None:
+    """Demo pacing is for watching answers stream in the workbench: commands that run many cells
+    (`batch`, `diagnose --probe`) run the demo models at full speed unless ``demo_tokens_per_s``
+    was set (config file or PREFSCOPE_DEMO_TOKENS_PER_S). Before the first provider is made."""
+    if "demo_tokens_per_s" not in workbench.settings.model_fields_set:
+        workbench.settings = workbench.settings.model_copy(update={"demo_tokens_per_s": 0})
+
+
 def ensure_writable(workbench, answers: int = 1) -> None:
     """Before a command's first model call: one red line (exit 1) naming the database and why it
     cannot store the ``answers`` answers (read-only, disk full or nearly, locked), instead of

@@ -17,7 +17,15 @@ import sys
 import click
 
 from tui.cli.command_info import CommandInfo
-from tui.cli.common import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_PARTIAL, open_workbench, stoppable, user_of
+from tui.cli.common import (
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_PARTIAL,
+    open_workbench,
+    stoppable,
+    unpaced_demo_models,
+    user_of,
+)
 
 COMMAND = CommandInfo(
     name="batch",
@@ -299,6 +307,7 @@ def batch(
         grid = grid.model_copy(update={"probe": True})
     grid = _sweep(grid, depths, repeats, temperature)
     workbench = open_workbench(ctx.obj, sample_data=False)
+    unpaced_demo_models(workbench)
     if grid.users != "*":  # full ids or unique prefixes, like every command
         grid = grid.model_copy(update={"users": [user_of(workbench, u).user.id for u in grid.users]})
     check_models(workbench.settings, [m.id for m in grid.models])

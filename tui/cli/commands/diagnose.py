@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from tui.cli.command_info import CommandInfo
-from tui.cli.common import ensure_writable, fail, open_workbench, run_id_of
+from tui.cli.common import ensure_writable, fail, open_workbench, run_id_of, unpaced_demo_models
 
 COMMAND = CommandInfo(
     name="diagnose",
@@ -37,6 +37,7 @@ def diagnose(obj, run_ids, labels, probe, steps, as_json) -> None:
     if not run_ids and not labels:
         fail("name runs (ids or unique prefixes) or --batch NAME; see `prefscope runs`")
     workbench = open_workbench(obj, sample_data=False, readonly=not probe)
+    unpaced_demo_models(workbench)
     try:
         ids = [run_id_of(workbench, r) for r in run_ids]
         if labels:
