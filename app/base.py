@@ -38,11 +38,14 @@ class Base:
         ``readonly``: for commands that only read; nothing is created or written.
         ``check_later``: a large file's pages are checked on a thread (``storage.page_check``)
         instead of before the open returns; until :meth:`pages_checked`, nothing is written."""
+        from core.history.tokens import use_count_cache
         from storage.db import open_db
         from storage.page_check import PageCheck, checked_inline
+        from storage.token_counts import COUNT_FILE
 
         self.settings = settings
         self._provider_for = provider_for
+        use_count_cache(COUNT_FILE)
         self.db_path = Path(db_path or settings.db).expanduser()
         self.readonly = readonly
         later = check_later and not readonly and not checked_inline(self.db_path)

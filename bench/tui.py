@@ -151,6 +151,8 @@ def bench_startup(folder: Path) -> float | None:
     if os.environ.get("PYTHONDONTWRITEBYTECODE"):
         PROBE_ENV.update(PYTHONDONTWRITEBYTECODE="", PYTHONPYCACHEPREFIX=str(folder / "pycache"))
         print("  (PYTHONDONTWRITEBYTECODE is set here: the probes cache bytecode in the bench's temp folder)")
+    # Token counts kept between runs go to the bench's folder (the first run below counts cold).
+    PROBE_ENV.update(PREFSCOPE_TOKEN_CACHE=str(folder / "token-counts.sqlite"))
     probe(STARTUP, folder / "warm-up.db")  # compiles what the bytecode cache lacks, unmeasured
     bare = [probe(BARE) for _ in range(2)]
     db = folder / "startup.db"

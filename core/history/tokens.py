@@ -14,7 +14,9 @@ Counting conventions (the same everywhere in prefscope):
   by a few percent; these counts are for comparing contexts and methods, not for billing.
 
 Counts of individual texts are memoised in-process by a digest of the text, so a 250K-token
-history counted once while building a context costs nothing when a method counts it again.
+history counted once while building a context costs nothing when a method counts it again, and
+kept between processes once the application plugs in a store (:func:`use_count_cache`), so a later
+process counting the same texts does not load the tokenizer at all.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from functools import cache, lru_cache
 from pathlib import Path
 
 from core.model import Session
+from core.ports import TokenCountCache
 
 DEFAULT_ENCODING = "cl100k_base"
 #: Encodings whose files litellm bundles (verified with tiktoken 0.14 / litellm 1.106).
@@ -40,6 +43,14 @@ REPLY_PRIMING = 3
 
 _COUNT_CACHE: dict[tuple[str, bytes], int] = {}
 _COUNT_CACHE_LIMIT = 500_000
+#: Counts kept between processes (``storage.token_counts``), plugged in by the application.
+_STORE: TokenCountCache | None = None
+
+
+def use_count_cache(store: TokenCountCache | None) -> None:
+    """Keeps counts in ``store`` from now on (None: in memory only)."""
+    global _STORE
+    _STORE = store
 
 
 class TokenizerUnavailable(RuntimeError):
@@ -153,30 +164,32 @@ def count_tokens(text: str, encoding: str = DEFAULT_ENCODING) -> int:
     """Tokens in ``text`` (memoised per text digest)."""
     if not text:
         return 0
-    key = _key(text, encoding)
-    hit = _COUNT_CACHE.get(key)
-    if hit is not None:
-        return hit
-    (n,) = _encode_len(encoder(encoding), [text])
-    if len(_COUNT_CACHE) >= _COUNT_CACHE_LIMIT:
-        _COUNT_CACHE.clear()
-    _COUNT_CACHE[key] = n
-    return n
+    hit = _COUNT_CACHE.get(_key(text, encoding))
+    return hit if hit is not None else count_many([text], encoding)[0]
 
 
 def count_many(texts: Iterable[str], encoding: str = DEFAULT_ENCODING) -> list[int]:
-    """Counts for many texts; uncached ones are encoded in one batch."""
+    """Counts for many texts: from memory, else from the disk store, else encoded in one batch."""
     texts = list(texts)
     keys = [_key(t, encoding) if t else None for t in texts]
     out = [0 if k is None else _COUNT_CACHE.get(k, -1) for k in keys]
     missing = [i for i, n in enumerate(out) if n < 0]
-    if missing:
-        counts = _encode_len(encoder(encoding), [texts[i] for i in missing])
-        if len(_COUNT_CACHE) + len(missing) >= _COUNT_CACHE_LIMIT:
-            _COUNT_CACHE.clear()
-        for i, n in zip(missing, counts, strict=True):
-            out[i] = n
-            _COUNT_CACHE[keys[i]] = n  # type: ignore[index]
+    if not missing:
+        return out
+    digests = list({keys[i][1] for i in missing})  # type: ignore[index]
+    stored = _STORE.lookup(encoding, digests) if _STORE is not None else {}
+    fresh: dict[bytes, int] = {}
+    unknown = [i for i in missing if keys[i][1] not in stored]  # type: ignore[index]
+    if unknown:
+        counts = _encode_len(encoder(encoding), [texts[i] for i in unknown])
+        fresh = {keys[i][1]: n for i, n in zip(unknown, counts, strict=True)}  # type: ignore[index]
+        if _STORE is not None:
+            _STORE.remember(encoding, fresh)
+    if len(_COUNT_CACHE) + len(missing) >= _COUNT_CACHE_LIMIT:
+        _COUNT_CACHE.clear()
+    for i in missing:
+        digest = keys[i][1]  # type: ignore[index]
+        out[i] = _COUNT_CACHE[keys[i]] = stored[digest] if digest in stored else fresh[digest]  # type: ignore[index]
     return out
 
 
@@ -205,7 +218,8 @@ def truncate_to_tokens(text: str, max_tokens: int, encoding: str = DEFAULT_ENCOD
 
 
 def clear_cache() -> None:
-    """Forget memoised counts (benchmarks use it to measure cold counting)."""
+    """Forget memoised counts in memory (benchmarks use it, with ``PREFSCOPE_TOKEN_CACHE=off``, to
+    measure cold counting)."""
     _COUNT_CACHE.clear()
 
 
