@@ -29,6 +29,10 @@ test: $(STAMP)
 	$(BIN)/mypy
 	$(BIN)/lint-imports --config pyproject.toml
 	$(BIN)/python -m pytest -q -n auto -m "not slow"
+	# The docs site, strict: a broken link or anchor, a page missing from the nav, fails (~2 s).
+	# Not --quiet: it silences the warnings, and strict mode then fails on none.
+	site=$$(mktemp -d) && NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir $$site; \
+	  status=$$?; rm -rf $$site; exit $$status
 
 # The suites marked slow (subprocesses killed and resumed, locked databases, real embedding
 # models, Pilot sessions of hundreds of keys): CI runs them after `make test`.

@@ -196,13 +196,13 @@ class Analyses(Base):
                 replace=True,
             )
 
-    def paired_comparison(self, a: str, b: str, batch, metric: str | None, judge: str | None):
+    def paired_comparison(self, a: str, b: str, batches, metric: str | None, judge: str | None):
         """B against A (``storage.compare.paired_comparison``): each side a run id or batch name as
         `prefscope compare` takes them. Raises ``app.reports.ReportError``."""
         from storage.compare import paired_comparison, side_for
 
         db = self.db
-        return paired_comparison(db, side_for(db, a, batch), side_for(db, b, batch), metric, judge)
+        return paired_comparison(db, side_for(db, a, batches), side_for(db, b, batches), metric, judge)
 
     def embedding_cache(self, db=None):
         """The stored embedding cache (``storage.embeddings.SqliteEmbeddingCache``) on connection

@@ -8,6 +8,7 @@ it). `prefscope batch` (which only parses options and prints) and the tests use 
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -135,9 +136,14 @@ def open_batch(
         except UnknownUser as exc:
             raise BatchSetupError(str(exc)) from None
 
+    pools = workbench.filler_pools()  # read here, on the database's thread; the prepares use them
+
     async def prepare(spec, bundle):
-        # cells run side by side: the encoder takes one core, the streams the other
-        return (await workbench.prepare_async(spec, bundle, embedding_threads=1)).plan
+        # On a thread (its own loop and connection, as the workbench's own prepare runs): a RAG
+        # cell's embedding, or any long prepare, would otherwise hold the event loop and stall
+        # every other cell's stream, their TTFT and tok/s with it. Cells run side by side: the
+        # encoder takes one core, the streams the other.
+        return await asyncio.to_thread(workbench.prepare, spec, bundle, pools, embedding_threads=1)
 
     async def estimate(spec, bundle):  # counts only: never embeds
         return (await workbench.prepare_async(spec, bundle, estimate_only=True)).plan

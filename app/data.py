@@ -45,7 +45,14 @@ class Data(Base):
         or MergeConflict (``app.errors``) leave the database unchanged."""
         from storage.users import save_import
 
-        return save_import(self.db, result)
+        summary = save_import(self.db, result)
+        self.forget_filler_pools()
+        return summary
+
+    def forget_filler_pools(self) -> None:
+        """Read the filler pools again when next needed (a pool was imported, maybe on another
+        connection: the recorded answers of ``app.recorded_cases`` bring their benchmark's)."""
+        self._pools = None
 
     def filler_pool_rows(self):
         """Every stored filler pool's summary row (``storage.fillers.list_filler_pools``)."""

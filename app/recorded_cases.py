@@ -4,7 +4,8 @@ the registry (:attr:`core.benchmark.Benchmark.recorded_case`), imported once as 
 A case is a module with ``TITLE``, ``USER_PREFIX`` (its stored users' ids start so),
 ``locate(settings) -> Path | None`` (its data folder, None when absent),
 ``missing_message(settings)``, ``users_file(root)``, ``results_path(root)`` and
-``shown_message(user_id, runs)`` (see ``core/benchmarks/prefeval/recorded.py``).
+``shown_message(user_id, runs)``, and optionally ``filler_file(root)`` (the filler pool its users'
+contexts draw on) (see ``core/benchmarks/prefeval/recorded.py``).
 """
 
 from __future__ import annotations
@@ -48,6 +49,12 @@ def load_recorded_answers(db: Any, case: ModuleType, root: Path) -> RecordedAnsw
     stored = db.execute("SELECT count(*) FROM users WHERE id LIKE ?", [like]).fetchone()[0]
     if not stored:  # re-importing would replace the users, and with them runs already linked to them
         save_import(db, load_path(case.users_file(root)))
+    filler = case.filler_file(root) if hasattr(case, "filler_file") else None
+    if filler is not None and filler.is_file():  # the users' default context needs it (ctrl+r after f4)
+        pools = load_path(filler)
+        known = {pool_id for (pool_id,) in db.execute("SELECT id FROM filler_pools")}
+        if any(pool.id not in known for pool in pools.fillers):
+            save_import(db, pools)
     results = case.results_path(root)
     summary = save_imported(db, load_results(results))
     row = db.execute(

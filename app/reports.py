@@ -29,6 +29,7 @@ __all__ = [
     "report_tables",
     "retest_table",
     "section_flags",
+    "with_patterns_expanded",
 ]
 
 
@@ -106,6 +107,12 @@ def heatmap_tables(
     panels = [p for m in metrics for p in stored_report.heatmap_panels(db, m, factors, f)]
     tables = [stored_report.score_table(db, m, factors, f) for m in metrics] if with_tables else []
     return metrics, panels, tables
+
+
+def with_patterns_expanded(db: Any, f: RunFilter) -> RunFilter:
+    """``f`` with its ``*`` batch and model patterns replaced by the stored names they match
+    (:func:`storage.report.with_patterns_expanded`; none matching: :class:`ReportError`)."""
+    return stored_report.with_patterns_expanded(db, f)
 
 
 def export_runs(db: Any, out: IO[str], f: RunFilter, fmt: str, layout: str) -> int:

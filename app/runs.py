@@ -99,10 +99,19 @@ class Runs(Base):
 
         return load_run(self.db, run_id)
 
-    def export_runs(self, run_ids: list[str], path: Path, *, fmt: str = "csv", force: bool = False) -> int:
-        """Export the runs (one row per final response, scores in columns) through storage.export.
-        Never onto the database or another SQLite file, nor over an existing file unless ``force``
-        (``storage.output_files.OutputRefused``, a ValueError); written whole or not at all."""
+    def export_runs(
+        self,
+        run_ids: list[str],
+        path: Path,
+        *,
+        fmt: str = "csv",
+        force: bool = False,
+        response_ids: list[str] | None = None,
+    ) -> int:
+        """Export the runs (one row per final response, scores in columns) through storage.export;
+        with ``response_ids``, only those answers of them. Never onto the database or another SQLite
+        file, nor over an existing file unless ``force`` (``storage.output_files.OutputRefused``, a
+        ValueError); written whole or not at all."""
         from storage.export import RunFilter, export
         from storage.output_files import replace_atomically
 
@@ -111,7 +120,8 @@ class Runs(Base):
         path.parent.mkdir(parents=True, exist_ok=True)  # the default exports folder
         hint = "choose another file name"
         with replace_atomically(path, protect=[self.db_path], force=force, hint=hint) as fh:
-            return export(self.db, fh, f=RunFilter(run_ids=list(run_ids)), fmt=fmt)
+            chosen = RunFilter(run_ids=list(run_ids), response_ids=list(response_ids or []))
+            return export(self.db, fh, f=chosen, fmt=fmt)
 
     def grid_rows(self, response_ids: list[str]):
         """The results-grid rows (``storage.results_grid.GridData``) of these answers, in the order

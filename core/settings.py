@@ -205,6 +205,10 @@ class Settings(BaseModel):
     prefeval_dir: Path | None = None
     #: Pace of the offline demo models.
     demo_tokens_per_s: float = 40.0
+    #: Where files written without a path of their own go (f8 screenshots, the workbench's CSV
+    #: exports, `docs/make_screenshots.py` without --out): never the current directory, which is
+    #: often a repository. `prefscope paths` shows it.
+    outputs_dir: Path = Field(default_factory=lambda: data_dir() / "outputs")
     models: list[str] = Field(default_factory=lambda: list(DEFAULT_DEMO_MODELS))
     judge: str = "demo:heuristic"
     #: Who labels in an annotation queue when `--annotator` is not given (unset: ask).
@@ -256,8 +260,9 @@ ENV_PREFIX = "PREFSCOPE_"
 _SCALARS = (str, int, float, bool, Path)
 
 
-#: ``PREFSCOPE_*`` variables that are not settings: the config file, `serve`'s token, test switches.
-OTHER_ENV = frozenset({"CONFIG", "SERVE_TOKEN", "UPDATE_GOLDEN", "FUZZ_EXAMPLES", "EMBEDDER_CACHE"})
+#: ``PREFSCOPE_*`` variables that are not settings: the config file, `serve`'s token, test switches,
+#: the embedder and token-count caches' places.
+OTHER_ENV = frozenset({"CONFIG", "SERVE_TOKEN", "UPDATE_GOLDEN", "FUZZ_EXAMPLES", "EMBEDDER_CACHE", "TOKEN_CACHE"})
 
 
 def env_values() -> dict:

@@ -10,6 +10,7 @@ factor). One judge scores both sides: scores of different judges are never compa
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from sqlite_utils import Database
@@ -53,12 +54,13 @@ class PairedResult:
     notes: list[str] = field(default_factory=list)
 
 
-def side_for(db: Database, given: str, batch: str | None = None) -> Side:
-    """``given`` as a side: ``factor=value`` (inside ``batch`` when named), a run id or unique
-    prefix, or a batch name. Raises :class:`ReportError` naming what was tried."""
+def side_for(db: Database, given: str, batches: Sequence[str] = ()) -> Side:
+    """``given`` as a side: ``factor=value`` (inside ``batches`` when named: the runs of any of
+    them), a run id or unique prefix, or a batch name. Raises :class:`ReportError` naming what was
+    tried."""
     from storage.ids import resolve_run_id
 
-    base = RunFilter(labels=[batch] if batch else [], probes=False)
+    base = RunFilter(labels=list(batches), probes=False)
     if "=" in given:
         name, _, value = given.partition("=")
         factor = factor_names([name])

@@ -137,6 +137,8 @@ class RunFilter:
     labels: list[str] = field(default_factory=list)
     #: False: leave knowledge-probe runs out (``runs.probe_of`` set), as answers-only views need.
     probes: bool = True
+    #: Only these answers (the workbench's marked rows), within the runs the rest selects.
+    response_ids: list[str] = field(default_factory=list)
 
 
 def _in(column: str, values: list, args: list) -> str:
@@ -174,7 +176,13 @@ def answer_run_ids(db: Database, f: RunFilter | None = None) -> list[str]:
 
 
 def model_where(f: RunFilter, args: list, alias: str = "p") -> str:
-    return _in(f"{alias}.model", list(f.models), args) if f.models else "1"
+    """SQL conditions on ``responses`` (joined as ``alias``): the models and answers asked for."""
+    parts = []
+    if f.models:
+        parts.append(_in(f"{alias}.model", list(f.models), args))
+    if f.response_ids:
+        parts.append(_in(f"{alias}.id", list(f.response_ids), args))
+    return " AND ".join(parts) or "1"
 
 
 # -- secrets and formulas -------------------------------------------------------------------
@@ -331,7 +339,7 @@ def long_rows(db: Database, f: RunFilter | None = None) -> tuple[list[str], Iter
     f = f or RunFilter()
     args: list = []
     rw = run_where(f, args)
-    mw = model_where(f, args) if f.models else "1"
+    mw = model_where(f, args) if f.models or f.response_ids else "1"
     sql = f"""
         SELECT r.id, r.created_at, r.label, r.user_id, r.query_id,
                coalesce(q.kind, json_extract(r.plan, '$.answer_format')), r.expression_type, r.context, r.seed,

@@ -79,6 +79,35 @@ class ReportError(ValueError):
     pass
 
 
+#: Characters that make a ``--batch`` or ``--model`` value a pattern (SQLite GLOB, as `judge --label`).
+PATTERN_CHARS = "*?["
+
+
+def with_patterns_expanded(db: Database, f: RunFilter) -> RunFilter:
+    """``f`` with each batch or model pattern (``imported:single_pref_remind/*``, ``demo:*``)
+    replaced by the stored batch names / model ids it matches, so a report of an imported file's
+    runs is not a report of the whole database. Raises :class:`ReportError` naming a pattern that
+    matches nothing. Two queries at most, none when no value is a pattern."""
+    from dataclasses import replace
+
+    labels = _expanded(db, "SELECT DISTINCT label FROM runs WHERE label GLOB ?", f.labels, "batch")
+    models = _expanded(db, "SELECT DISTINCT model FROM responses WHERE model GLOB ?", f.models, "model")
+    return replace(f, labels=labels, models=models)
+
+
+def _expanded(db: Database, sql: str, values: Iterable[str], what: str) -> list[str]:
+    out: list[str] = []
+    for value in values:
+        if not any(ch in value for ch in PATTERN_CHARS):
+            out.append(value)
+            continue
+        found = sorted(v for (v,) in db.execute(sql, [value]) if v is not None)
+        if not found:
+            raise ReportError(f"no stored {what} matches {value!r} (see `prefscope runs`)")
+        out += found
+    return list(dict.fromkeys(out))
+
+
 def _literal(value: object) -> str:
     if isinstance(value, bool) or not isinstance(value, int | float | str):
         raise TypeError(f"factor value names need int, float or str keys, got {value!r}")

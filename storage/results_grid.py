@@ -39,6 +39,8 @@ class GridRow:
     method: str
     context: str
     status: str  # the answer's status (ok, error, incomplete …)
+    #: PrefEval inter turns (prefeval-turns, imported PrefEval answers): the depth of the case.
+    turns: int | None = None
     scores: dict[ScoreColumn, float | None] = field(default_factory=dict)
 
 
@@ -51,7 +53,7 @@ class GridData:
 _SQL = """
     SELECT p.id, r.id, r.created_at, r.label, r.user_id, r.query_id,
            coalesce(q.kind, json_extract(r.plan, '$.answer_format')), r.expression_type,
-           p.model, r.method, r.context, p.status,
+           p.model, r.method, r.context, p.status, json_extract(r.spec, '$.turns'),
            j.kind, j.dimension, j.judge_model, j.heuristic, j.human, j.score
     FROM runs r
     JOIN responses p ON p.run_id = r.id AND p.is_final = 1
@@ -72,13 +74,13 @@ def load_grid(db: Database, response_ids: list[str] | None = None) -> GridData:
     for rec in db.execute(_SQL.format(where=where), args):
         row = rows.get(rec[0])
         if row is None:
-            row = rows[rec[0]] = GridRow(*rec[:12])
-        if rec[12] is not None:
-            key = rec[12:17]
+            row = rows[rec[0]] = GridRow(*rec[:13])
+        if rec[13] is not None:
+            key = rec[13:18]
             column = columns.get(key)
             if column is None:
-                column = columns[key] = ScoreColumn(rec[12], rec[13], rec[14], bool(rec[15]), bool(rec[16]))
-            row.scores[column] = rec[17]
+                column = columns[key] = ScoreColumn(rec[13], rec[14], rec[15], bool(rec[16]), bool(rec[17]))
+            row.scores[column] = rec[18]
     return GridData(list(rows.values()), sorted(set(columns.values()), key=_column_order))
 
 

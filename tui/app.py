@@ -146,9 +146,27 @@ class PrefscopeApp(App):
 
         self.push_screen(HelpScreen())
 
+    def action_command_palette(self) -> None:
+        """ctrl+p: Textual's palette, whose Enter runs the entry of what is typed (WorkbenchPalette)."""
+        from textual.command import CommandPalette
+
+        from tui.screens.commands import WorkbenchPalette
+
+        if self.use_command_palette and not CommandPalette.is_open(self):
+            self.push_screen(WorkbenchPalette(id="--command-palette"))
+
     def action_screenshot(self) -> None:
-        path = self.save_screenshot()
-        self.notify(f"saved {path}", title="Screenshot")
+        """An SVG of the screen in the outputs folder (``outputs_dir``, `prefscope paths`), never
+        the current directory; the notification names the whole path."""
+        from app.outputs import output_path, stamped
+
+        try:
+            target = output_path(self.settings, stamped("prefscope", ".svg"))
+            path = self.save_screenshot(filename=target.name, path=str(target.parent))
+        except OSError as exc:
+            self.notify(terminal_safe(f"could not save the screenshot: {exc}"), severity="error", markup=False)
+            return
+        self.notify(terminal_safe(f"saved {path}"), title="Screenshot", timeout=8, markup=False)
 
     def on_unmount(self) -> None:
         if self.workbench is not None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 from rich import box
 from rich.color import Color
@@ -78,6 +79,14 @@ def write_heatmaps_png(
     maps: Sequence[Heatmap], path: str | Path, *, protect: Iterable[str | Path] = (), force: bool = False
 ) -> None:
     """One annotated heatmap panel per :class:`Heatmap`, written whole or not at all (as report PNGs)."""
+    fig, titles = heatmaps_figure(maps)
+    save_png(fig, path, titles=titles, protect=protect, force=force)
+
+
+def heatmaps_figure(maps: Sequence[Heatmap]) -> tuple[Any, list[tuple[Any, Any]]]:
+    """The figure and each panel's (axes, title): rows and columns named by their factor values,
+    each cell's mean and n printed on it, a colour bar over the judge's scale; the figure is
+    widened until each panel's title fits over the panel (never over its colour bar)."""
     plt = pyplot()
     from matplotlib.colors import LinearSegmentedColormap
 
@@ -91,10 +100,11 @@ def write_heatmaps_png(
         1,
         figsize=(
             max(5.0, 1.1 * max(len(h.cols) for h in drawable) + 2.5),
-            0.6 * sum(len(h.rows) + 2 for h in drawable),
+            sum(0.6 * (len(h.rows) + 2) + 0.4 for h in drawable),  # + 0.4: the two-line title
         ),
         squeeze=False,
     )
+    titles = []
     for ax, h in zip(axes[:, 0], drawable):
         lo, hi = value_range(h)
         grid = [[float("nan") if v is None else v for v in row] for row in h.means]
@@ -103,10 +113,10 @@ def write_heatmaps_png(
         ax.set_yticks(range(len(h.rows)), [_label(r) for r in h.rows], fontsize=8)
         ax.set_xlabel(h.col_factor)
         ax.set_ylabel(h.row_factor)
-        ax.set_title(f"{h.title}\n{h.panel}", fontsize=9, loc="left")
+        titles.append((ax, ax.set_title(f"{h.title}\n{h.panel}", fontsize=9, loc="left")))
         for i, row in enumerate(h.means):
             for j, v in enumerate(row):
                 if v is not None:
                     ax.text(j, i, f"{v:.2f}\nn={h.counts[i][j]}", ha="center", va="center", fontsize=7)
-        fig.colorbar(image, ax=ax, fraction=0.04)
-    save_png(fig, path, protect=protect, force=force)
+        fig.colorbar(image, ax=ax, fraction=0.04, label="mean")
+    return fig, titles

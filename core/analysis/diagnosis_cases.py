@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from core.analysis.diagnosis import Case, ProbeAnswer
+from core.history.build import default_expression_type
 from core.history.configs import ContextError, config_named
 from core.methods import UnknownMethod, method_info
 from core.model import EVIDENCE_DEPTH, PROBE_PREFIX, Query, UserBundle
@@ -63,7 +64,12 @@ def _used_outputs(run: Any, slot: int) -> list[tuple[str, str]]:
 def cases_of(run: Any, bundle: UserBundle | None, probe_runs: Sequence[Any] = ()) -> list[Case]:
     spec, plan = run.spec, run.plan
     query = _query(bundle, spec.query_id)
-    gold = tuple(bundle.gold_evidence(query, spec.expression_type)) if bundle and query else None
+    # a batch cell stores no expression type when none was asked: its context used the default one
+    gold = (
+        tuple(bundle.gold_evidence(query, default_expression_type(bundle, spec.expression_type)))
+        if bundle and query
+        else None
+    )
     preference, origin = None, None
     if query is not None and bundle is not None:
         if query.preference_id:

@@ -123,6 +123,13 @@ def _resolve_query(bundle: UserBundle, query: Query | str | None) -> Query | Non
         raise ContextError(str(exc.args[0])) from None
 
 
+def default_expression_type(bundle: UserBundle, expression_type: int | None) -> int | None:
+    """``expression_type``, or when none is given the most implicit one the user has (None when
+    untyped): the type a context built without one used, for whoever reads its evidence later."""
+    types = bundle.expression_types()
+    return types[-1] if expression_type is None and types != [0] else expression_type
+
+
 def resolve_expression_type(
     bundle: UserBundle, expression_type: int | None, cfg: ContextConfig, notes: list[str]
 ) -> int | None:
@@ -132,7 +139,7 @@ def resolve_expression_type(
     typed = types != [0]
     if typed and expression_type is None:
         notes.append(f"no expression type given; using type {types[-1]}")
-        return types[-1]
+        return default_expression_type(bundle, None)
     if typed and expression_type not in types and cfg.name not in ("full", "none", "custom"):
         raise ContextError(f"user {bundle.user.id!r} has no expression type {expression_type}; it has {types}")
     if not typed and expression_type not in (None, 0):

@@ -13,8 +13,9 @@ class ContextConfig:
     tail: int = 0
     description: str = ""
     source: str = ""
-    #: How the TUI's context picker names it (its size at a glance); "": not offered there
-    #: (``custom`` needs session ids the picker cannot take).
+    #: How the TUI's context picker names it: the filler it adds (``+35K``), never a total, which
+    #: depends on the user (the workbench's estimate line shows the prompt's real size); "": not
+    #: offered there.
     picker_label: str = ""
     #: It takes ``--turns`` (inter turns after the preference); the other configurations refuse it.
     takes_turns: bool = False
@@ -27,7 +28,7 @@ class ContextConfig:
 CONFIGS: dict[str, ContextConfig] = {
     c.name: c
     for c in [
-        ContextConfig("simple", "Simple", 0, 0, "user-specific sessions only (~2K)", "RealPref Table 2", "Simple ~2K"),
+        ContextConfig("simple", "Simple", 0, 0, "user-specific sessions only (~2K)", "RealPref Table 2", "Simple"),
         ContextConfig(
             "normal",
             "Normal",
@@ -35,10 +36,10 @@ CONFIGS: dict[str, ContextConfig] = {
             0,
             "35K filler scattered between user sessions",
             "RealPref Table 2",
-            "Normal 37K",
+            "Normal +35K",
         ),
         ContextConfig(
-            "long", "Long", 70_000, 0, "70K filler scattered between user sessions", "RealPref Table 2", "Long 72K"
+            "long", "Long", 70_000, 0, "70K filler scattered between user sessions", "RealPref Table 2", "Long +70K"
         ),
         ContextConfig(
             "very_long",
@@ -47,7 +48,7 @@ CONFIGS: dict[str, ContextConfig] = {
             0,
             "140K filler scattered between user sessions",
             "RealPref Table 2",
-            "Very Long 142K",
+            "Very Long +140K",
         ),
         ContextConfig(
             "extended",
@@ -56,7 +57,7 @@ CONFIGS: dict[str, ContextConfig] = {
             105_000,
             "35K interval + 105K tail filler",
             "RealPref Table 2",
-            "Extended 142K tail",
+            "Extended 35+105K",
         ),
         ContextConfig(
             "extreme",
@@ -65,7 +66,7 @@ CONFIGS: dict[str, ContextConfig] = {
             210_000,
             "35K interval + 210K tail filler",
             "RealPref Table 2",
-            "Extreme 247K tail",
+            "Extreme 35+210K",
         ),
         ContextConfig("full", "Full", 0, 0, "every prior session of the user, all kinds", "CUPID §4", "CUPID full"),
         ContextConfig(
@@ -89,7 +90,9 @@ CONFIGS: dict[str, ContextConfig] = {
         ContextConfig(
             "none", "No history", 0, 0, "no history: the generic baseline", "Re-Centering §6, InterPref", "No history"
         ),
-        ContextConfig("custom", "Custom", 0, 0, "operator-picked sessions, in the order given", "prefscope"),
+        ContextConfig(
+            "custom", "Custom", 0, 0, "operator-picked sessions, in the order given", "prefscope", "Custom sessions"
+        ),
         ContextConfig(
             "prefeval-turns",
             "PrefEval turns",

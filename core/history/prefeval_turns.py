@@ -31,7 +31,7 @@ def inter_pool(pools: list[FillerPool]) -> FillerPool:
             return pool
     raise ContextError(
         "the prefeval-turns context needs PrefEval's inter-turn pool: import filtered_inter_turns.json "
-        "(prefscope data import <benchmark_dataset>/filtered_inter_turns.json)"
+        "(prefscope import <benchmark_dataset>/filtered_inter_turns.json)"
     )
 
 

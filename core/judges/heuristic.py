@@ -9,12 +9,13 @@ Evidence it uses (the rationale names it, e.g. "mentions 'live calls', 'written'
 preference; no conflicting option"):
 
 - the preference is split into favoured and disfavoured words (:func:`lexical.split_polarity`:
-  "A over B", "never B", "Avoids B …, and would rather A"); words of the question itself do not
-  count;
+  "A over B", "never B", "Avoids B …, and would rather A", "I strictly avoid B", "a B allergy",
+  "…, no B, …"); words of the question itself do not count;
 - each word of the answer is read in its place (:func:`lexical.stances`): a disfavoured word is a
   conflict only where the answer puts it forward; mentioned to avoid it ("skip the Loom videos",
   "instead of recorded updates", "no …", "without …") or cited ("since you dislike bookings", a
-  quotation, "your preference: …") it counts as awareness;
+  quotation, "your preference: …") it counts as awareness; a favoured word waved away ("no need
+  to stick to a halal diet") is a conflict;
 - phrases like "you mentioned", "since you prefer" count as stating the preference;
 - answer quality looks at overlap with the question, length, structure, and apologies /
   "I don't remember" statements;
@@ -40,7 +41,10 @@ JUDGE_MODEL = "demo:heuristic"
 # v3: words read in place (avoided / cited / recommended); n/a without a preference.
 # v4: "A far more than B" puts B on the disfavoured side of a preference.
 # v5: awareness stays at 3 or below when the answer never refers to the user (RealPref's 4 needs it).
-VERSION = "heuristic-lexical-v5"
+# v6: first-person preferences ("I strictly avoid …", "a peanut allergy") and "no …" list items rule
+#     out what they name; waving a favoured word away ("no need to stick to …") is a conflict;
+#     coverage is out of both sides of the preference, as its count takes both.
+VERSION = "heuristic-lexical-v6"
 SCALE = (1.0, 5.0)
 NOT_APPLICABLE = "not applicable: no target preference (the query names no preference to follow)"
 
@@ -78,11 +82,12 @@ def score_heuristic(preference: str, query: str, response: str) -> dict[str, tup
     r_stems = content_stems(response)
     read = lexical.stances(response)
 
-    fav_hits = favoured & r_stems
-    conflicts = disfavoured & read.recommended
+    # Waving a wanted thing away ("no need to stick to a halal diet") goes against it too.
+    fav_hits = (favoured & r_stems) - read.dismissed
+    conflicts = (disfavoured & read.recommended) | (favoured & read.dismissed)
     avoided = disfavoured & (read.avoided | read.cited)
     cue = lexical.USER_CUES.search(response)
-    target = max(2.0, 0.3 * len(favoured)) if favoured else 2.0
+    target = max(2.0, 0.3 * len(favoured | disfavoured)) if favoured else 2.0
     coverage = min(1.0, (len(fav_hits) + len(avoided)) / target)
 
     fav_ev = _evidence(fav_hits, response, preference)

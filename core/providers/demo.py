@@ -4,18 +4,23 @@ They read only the messages (plus optional *hints*), so each behaves like a reco
 model on any prompt:
 
 - ``demo:generic``   ignores the history: the query's hand-written generic reference answer (sample
-  data), else a helpful, templated answer built from the question's keywords; MCQ/TF answers are
-  picked deterministically from a hash of the question.
-- ``demo:retrieval`` finds the earlier user turn most similar to the question (TF-IDF over the
-  user's earlier messages, or ``User:`` lines inside a single prompt) and quotes it ("Since you
-  mentioned …") before the generic answer, recalling without applying; MCQ → the option overlapping
+  data), else a templated answer to the question alone (:mod:`core.providers.demo_prose`); it never
+  quotes the history. MCQ/TF answers are picked deterministically from a hash of the question.
+- ``demo:retrieval`` retrieves the earlier user turn most similar to the question (TF-IDF) among
+  the turns a RAG prompt shows before the question, else among the user's earlier messages (or
+  ``User:`` lines inside a single prompt), and only one that shares a word with what the question
+  is about; it quotes that turn ("Since you mentioned …") before the generic answer, recalling
+  without applying. Nothing relevant retrieved: the generic answer. MCQ → the option overlapping
   that turn most; TF → yes iff they overlap.
 - ``demo:oracle``    an upper bound, given the gold preference through ``hints``; MCQ/TF → the
   gold answer when ``hints`` has it, else the option closest to the preference; an open question
   → the query's hand-written ``follows`` reference answer (sample data), else a templated answer
-  leaning on the preference, or with a gold answer but no preference (LoCoMo QA) that answer.
+  that leans towards what the preference likes and avoids what it rules out, or with a gold answer
+  but no preference (LoCoMo QA) that answer.
 - ``demo:violator``  a lower bound, given the same gold: the ``violates`` reference answer, else a
-  templated answer recommending what the preference rules out; MCQ/TF → a wrong answer.
+  templated answer that puts forward what the preference rules out (or dismisses what it asks
+  for), in the preference's own words; with a gold answer but no preference, a denial sharing no
+  word with it; MCQ/TF → a wrong answer.
 - ``demo:forgetful`` a short memory: it reads only the last :data:`FORGETFUL_SPAN_CHARS`
   characters of its prompt (~16K tokens, an effective context much shorter than a window). When a
   user turn there states the gold preference (half its content words or more; ``hints``) it answers
@@ -30,7 +35,9 @@ probability min(T, 1) / 2 (drawn afresh per call, like a real model's sampling),
 differ and verdicts can flip across repeats.
 
 Reference answers live in a query's ``meta.reference_answers`` (``follows`` / ``generic`` /
-``violates``) and are used only by a step whose last user message asks the query itself.
+``violates``) and are used only by a step whose last user message asks the query itself. Such a
+step also reads the question from ``hints`` rather than from the prompt, so a prompt's own
+instructions ("Use DATE of CONVERSATION …", "within 300 words") never reach a template.
 
 Hints: the provider declares ``capabilities.accepts_hints``, so the engine passes the run's
 :class:`~core.providers.hints.Hints` (read once per run) as ``stream(spec, messages, hints=…)``.
@@ -50,12 +57,12 @@ from typing import TYPE_CHECKING
 from core.history.tokens import count_tokens
 from core.plan import Message
 from core.providers import demo_analyst
+from core.providers import demo_phrases as dp
+from core.providers import demo_prose as prose
 from core.providers import demo_text as dt
 from core.providers.base import Capabilities, ModelSpec
 from core.providers.events import Delta, Done, Error, StreamEvent, Usage
 from core.providers.hints import Hints
-from core.text import lexical
-from core.text.words import content_stems
 
 if TYPE_CHECKING:
     from core.ports import ResponseCache
@@ -74,42 +81,6 @@ MODELS: dict[str, str] = {
     "slow": "streams at 1/8 pace (cancellation demo)",
     "extractor": "scripted analyst for attribute extraction, verification and relevance",
 }
-
-# Keywords of a question are nouns or names (dt.keywords); _OPENERS and _BULLETS get them with
-# "the" before a common noun (_the).
-_OPENERS = [
-    "Happy to help with {k0}. Here are a few ideas that work for most people:",
-    "Good question about {k0}! A balanced set of options:",
-    "Here is a general overview, covering {k0} and {k1}:",
-    "There are several reasonable ways to approach {k0}:",
-]
-_BULLETS = [
-    "Consider a popular, well-reviewed choice for {k} that suits most tastes.",
-    "Compare two or three options for {k} before committing.",
-    "Start simple with {k}; you can refine it once you see what works.",
-    "Check the practical details of {k}: cost, timing and availability.",
-]
-#: A preference's keyword may be any part of speech ("loose", "live"), so it is quoted as a word.
-_PERSONAL = [
-    'Lean towards options that fit "{k}"; that matches what you have told me.',
-    'Favour choices that suit "{k}", since you prefer that.',
-    'Look for places or choices that match "{k}".',
-]
-_AVOID = 'Steer clear of anything you would call "{k}"; you have said it does not work for you.'
-#: demo:violator's fallback: puts forward what the preference rules out, with no reference to the user.
-_PUSH = [
-    "Make {k} the centre of the plan; it is the most popular choice.",
-    "Go for something built around {k}; most people find that works well.",
-]
-_CLOSERS = [
-    "Let me know if you want more detail on any of these.",
-    "Happy to narrow this down if you share more about what you need.",
-    "I can expand on any of these if that helps.",
-]
-
-
-def _pick(options: list[str], *seed: str) -> str:
-    return options[dt.stable_int(*seed) % len(options)]
 
 
 class DemoProvider:
@@ -225,7 +196,8 @@ def states_preference(messages: list[Message], hints: Hints | None) -> bool:
 
 
 def apply_hints(prompt: dt.Prompt, messages: list[Message], hints: Hints) -> dt.Prompt:
-    """Adopt the query's options and kind from hints, when this step's prompt asks that question."""
+    """Adopt the query's options and kind from hints, when this step's prompt asks that question, and
+    for an open question its text (MCQ and true/false keep the prompt's, which seeds their picks)."""
     last = next((m.content for m in reversed(messages) if m.role == "user"), "").lower()
     opts = hints.get("options") or {}
     options = dict(opts) if isinstance(opts, dict) else dict(zip("ABCDEFGH", opts))
@@ -238,6 +210,8 @@ def apply_hints(prompt: dt.Prompt, messages: list[Message], hints: Hints) -> dt.
     elif kind == "tf" and prompt.answer_format == "open":
         if any(w in last for w in ("yes", "true")):
             prompt.answer_format = "tf"
+    if prompt.answer_format == "open" and asks_the_query(messages, hints):
+        prompt.question = dp.clean_question(str(hints.get("question")))
     return prompt
 
 
@@ -275,8 +249,10 @@ def reference_answer(kind: str, prompt: dt.Prompt, messages: list[Message], hint
     if prompt.answer_format != "open" or not refs or not asks_the_query(messages, hints):
         return None
     if kind == "retrieval":
-        generic, turn = refs.get("generic"), _retrieved(prompt)
-        return None if generic is None else (generic if turn is None else f"{_retrieval_lead(turn)}\n\n{generic}")
+        generic, found = refs.get("generic"), retrieved_turn(prompt)
+        if generic is None or found is None:
+            return generic
+        return f"{prose.retrieval_lead(*found)}\n\n{generic}"
     role = _REFERENCE_OF.get(kind)
     return refs.get(role) if role else None
 
@@ -290,35 +266,6 @@ def compose(kind: str, prompt: dt.Prompt, hints: Hints) -> str:
     if kind == "violator":
         return _violator(prompt, hints)
     return _generic(prompt)
-
-
-def _open_answer(
-    prompt: dt.Prompt,
-    lead: str | None,
-    personal: list[str] | None = None,
-    avoid: list[str] | None = None,
-    templates: list[str] = _PERSONAL,
-) -> str:
-    """A templated answer: generic bullets on the question's keywords, personal ones (from
-    ``templates``) first, what to avoid only when there is nothing to lean towards."""
-    q = prompt.question
-    ks = dt.keywords(q, 3) or ["question"]
-    k0, k1 = _the(ks[0]), _the(ks[1] if len(ks) > 1 else ks[0])
-    lines = [lead, ""] if lead else []
-    lines += [_pick(_OPENERS, q).format(k0=k0, k1=k1), ""]
-    bullets = [
-        templates[(dt.stable_int(q, "p") + i) % len(templates)].format(k=k) for i, k in enumerate(personal or [])
-    ] or [_AVOID.format(k=k) for k in avoid or []]
-    start = dt.stable_int(q, "b")
-    for i, k in enumerate(ks[: max(1, 3 - len(bullets))]):
-        bullets.append(_BULLETS[(start + i) % len(_BULLETS)].format(k=_the(k)))
-    lines += [f"{i + 1}. {b}" for i, b in enumerate(bullets)]
-    lines += ["", _pick(_CLOSERS, q, "close")]
-    return "\n".join(lines)
-
-
-def _the(keyword: str) -> str:
-    return keyword if keyword[:1].isupper() else f"the {keyword}"
 
 
 def _choice_text(prompt: dt.Prompt, letter: str, why: str) -> str:
@@ -342,37 +289,34 @@ def _generic(prompt: dt.Prompt) -> str:
         return _choice_text(prompt, letter, "This option is a sensible, widely applicable choice.")
     if prompt.answer_format == "tf":
         return _tf_text(prompt, dt.stable_int(q, "tf") % 2 == 0, "In general this seems reasonable.")
-    return _open_answer(prompt, None)
+    return prose.generic(dp.read_question(q), prompt.short_answer)
 
 
-def _retrieved(prompt: dt.Prompt) -> str | None:
-    match = dt.best_match(prompt.question + " " + " ".join(prompt.options.values()), prompt.user_turns)
-    if match is None or match[1] <= 0:
-        return None
-    return prompt.user_turns[match[0]]
-
-
-def _snippet(text: str, n: int = 90) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= n else text[: n - 1].rsplit(" ", 1)[0] + "…"
-
-
-def _retrieval_lead(turn: str) -> str:
-    return f'Since you mentioned "{_snippet(turn)}", I took that into account.'
+def retrieved_turn(prompt: dt.Prompt) -> tuple[str, str] | None:
+    """The user turn demo:retrieval retrieves for the question, and the words of the question that
+    found it: among the turns a RAG prompt shows (what the plan retrieved), else every earlier user
+    turn; the most similar one that shares a word with what the question is about, or None when
+    none does (filler, small talk)."""
+    pool = prompt.shown_turns or prompt.user_turns
+    query = dt.focus(prompt.question + " " + " ".join(prompt.options.values()), pool)
+    relevant = [t for t in pool if dt.topical(query, t)]
+    match = dt.best_match(query, relevant)
+    return None if match is None or match[1] <= 0 else (relevant[match[0]], query)
 
 
 def _retrieval(prompt: dt.Prompt) -> str:
-    turn = _retrieved(prompt)
-    if turn is None:
+    found = retrieved_turn(prompt)
+    if found is None:
         return _generic(prompt)
-    lead = _retrieval_lead(turn)
+    turn, query = found
+    lead = prose.retrieval_lead(turn, query)
     if prompt.answer_format == "mcq" and prompt.options:
         letter = max(sorted(prompt.options), key=lambda k: dt.overlap(prompt.options[k], turn))
         return _choice_text(prompt, letter, lead)
     if prompt.answer_format == "tf":
         statement = prompt.question + " " + " ".join(prompt.options.values())
         return _tf_text(prompt, dt.overlap(turn, statement) >= 0.2, lead)
-    return _open_answer(prompt, lead, dt.keywords(turn, 1))
+    return prose.retrieval(dp.read_question(prompt.question), turn, query, prompt.short_answer)
 
 
 def _truthy(value) -> bool | None:
@@ -389,7 +333,7 @@ def _truthy(value) -> bool | None:
 def _oracle(prompt: dt.Prompt, hints: Hints) -> str:
     pref = str(hints.get("gold_preference") or "")
     answer = hints.get("answer")
-    lead = f'Keeping your preference in mind ("{_snippet(pref)}"), here is my answer.' if pref else ""
+    lead = f'Keeping your preference in mind ("{prose.snippet(pref)}"), here is my answer.' if pref else ""
     if prompt.answer_format == "mcq" and prompt.options:
         letter = str(answer).strip().upper()[:1] if answer is not None else ""
         if letter not in prompt.options:
@@ -404,10 +348,7 @@ def _oracle(prompt: dt.Prompt, hints: Hints) -> str:
     gold = _gold_text(hints)
     if not pref and gold is not None:
         return gold  # the gold answer alone: F1-scored QA (LoCoMo) rewards exactly that
-    # Lean towards the favoured side only: "Avoids self-paced courses; learns live" → "live".
-    favoured, disfavoured = lexical.split_polarity(pref)
-    body = _open_answer(prompt, lead, dt.keywords(pref, 1, among=favoured), dt.keywords(pref, 1, among=disfavoured))
-    return body + f"\n\nEverything above is chosen to fit your preference: {pref}"
+    return prose.oracle(dp.read_question(prompt.question), pref)
 
 
 def _violator(prompt: dt.Prompt, hints: Hints) -> str:
@@ -426,9 +367,6 @@ def _violator(prompt: dt.Prompt, hints: Hints) -> str:
             statement = prompt.question + " " + " ".join(prompt.options.values())
             yes = dt.overlap(statement, pref) >= 0.2
         return _tf_text(prompt, not yes, "That is what most people would do.")
-    if not pref:
-        return _generic(prompt)
-    _, disfavoured = lexical.split_polarity(pref)
-    # A word the question itself uses ("updates") is no violation; the disliked thing is.
-    among = disfavoured - content_stems(prompt.question)
-    return _open_answer(prompt, None, dt.keywords(pref, 1, among=among), templates=_PUSH)
+    if not pref:  # a gold answer only (LoCoMo QA): deny it
+        return prose.denial(_gold_text(hints) or "")
+    return prose.violator(dp.read_question(prompt.question), pref)

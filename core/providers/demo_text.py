@@ -1,4 +1,4 @@
-"""Pure-Python text helpers for the demo models: prompt parsing, keywords, TF-IDF matching.
+"""Pure-Python text helpers for the demo models: prompt parsing, relevance, TF-IDF matching.
 Words, stopwords and stems come from :mod:`core.text.words`, the tokenizer BM25 and the heuristic
 judge use too.
 
@@ -14,61 +14,27 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from core.plan import Message
-from core.text.words import is_content, stem, terms, word_matches
+from core.text.words import terms
 
 _OPTION = re.compile(r"^\s*\(?([A-H])[\).:]\s+(.+?)\s*$")
-_SPEAKER = re.compile(r"^\s*(user|human|me)\s*:\s*", re.I)
-_ASSISTANT = re.compile(r"^\s*(assistant|ai|bot|gpt)\s*:\s*", re.I)
-#: Words after these are usually the nouns a question is about ("the canteen", "for Rome").
-_NOUN_CUES = frozenset("a an the my our some any for about of with this these those your in near at on".split())
-#: Content words that are never what a question is about.
-_NOT_TOPICS = frozenset("another everyone someone anyone something anything everything long good best".split())
-#: Words after these are usually verbs ("want to batch-cook", "can you sketch"): never keywords.
-_VERB_CUES = frozenset(
-    "to i you we they can could should would will shall please don't let's i've i'm i'll i'd we're we've".split()
-)
-
-
-def keywords(text: str, n: int = 3, among: set[str] | None = None) -> list[str]:
-    """Up to ``n`` distinct nouns or names a question is most likely about, in order of appearance;
-    with ``among``, only words whose stem is in it (the favoured side of a preference). A name
-    keeps its capital ("Otley"); other words are lower-cased.
-
-    No tagger offline, so a cheap guess at nouns: a word right after a determiner or preposition,
-    a capitalised word inside a sentence (a place or a name) and a longer word score higher;
-    adverbs (-ly), stop words, words in a verb's place ("to batch-cook", "you sketch"), an -ing
-    word without a determiner ("redoing") and a modifier before another content word ("basic" in
-    "basic Spanish": the last word of a run is the noun) are skipped.
+#: A turn shown inside a prompt: "User: …", and as RAG blocks list them ("- user: …" in RealPref's,
+#: "exchange 2. user: …" in PrefEval's).
+_TURN_MARK = r"^\s*(?:[-*•]\s*|exchange\s+\d+\.\s*|\d+[.)]\s*)?"
+_SPEAKER = re.compile(_TURN_MARK + r"(user|human|me)\s*:\s*", re.I)
+_ASSISTANT = re.compile(_TURN_MARK + r"(assistant|ai|bot|gpt)\s*:\s*", re.I)
+#: A prompt's own scaffolding, not something anyone said: "DATE: …", "CONVERSATION:", "Context turn 1:",
+#: "[shares a photo of …]".
+_SCAFFOLD = re.compile(r"^\s*(?:[A-Z][A-Z ]{2,}:|[^:]{0,40}:\s*$|#|\[[^\]]*\]\s*$)")
+#: "write an answer in the form of a short phrase" (LoCoMo), "Short answer:".
+_SHORT = re.compile(r"\bshort (?:phrase|answer)\b", re.I)
+#: Words of a request that say nothing about its subject: sharing only these (or an adverb such as
+#: "properly") is no relevance.
+_REQUEST_WORDS = frozenset(
     """
-    scored: dict[str, tuple[int, int]] = {}
-    surface: dict[str, str] = {}
-    previous = ""
-    found = list(word_matches(text))
-    for i, m in enumerate(found):
-        nxt = found[i + 1] if i + 1 < len(found) else None
-        modifier = nxt is not None and not text[m.end() : nxt.start()].strip() and is_content(nxt.group(0).lower())
-        raw = m.group(0)
-        w = raw.lower()
-        cue, verb_place, previous = previous in _NOUN_CUES, previous in _VERB_CUES, w
-        if (
-            verb_place
-            or modifier
-            or w in _NOT_TOPICS
-            or (w.endswith("ing") and not cue)
-            or not is_content(w)
-            or not w[0].isalpha()
-            or w.endswith("ly")
-            or (among is not None and stem(w) not in among)
-        ):
-            continue
-        before = text[max(0, m.start() - 2) : m.start()]
-        name = raw[0].isupper() and m.start() > 0 and not any(c in before for c in ".?!\n")
-        score = 2 * cue + 2 * name + (len(w) >= 6)
-        if w not in scored or score > scored[w][0]:
-            scored[w] = (score, scored.get(w, (0, m.start()))[1])
-            surface[w] = raw if name else w
-    best = sorted(scored.items(), key=lambda kv: (-kv[1][0], kv[1][1]))[:n]
-    return [surface[w] for w, _ in sorted(best, key=lambda kv: kv[1][1])]
+    recommend recommendation suggest suggestion try must-try visit visiting want like good best great top local
+    option idea tip help know think soon next month week day time thing way really new please answer question
+    """.split()
+)
 
 
 def stable_int(*parts: str) -> int:
@@ -80,6 +46,22 @@ def overlap(a: str, b: str) -> float:
     """Share of ``a``'s content words that occur in ``b`` (0–1)."""
     wa, wb = set(terms(a)), set(terms(b))
     return len(wa & wb) / len(wa) if wa else 0.0
+
+
+def topical(query: str, text: str) -> bool:
+    """``text`` shares a word with what ``query`` is about (not just "recommend" or "good")."""
+    about = {t for t in terms(query) if t not in _REQUEST_WORDS and not t.endswith("ly")}
+    return bool(about & set(terms(text)))
+
+
+def focus(query: str, pool: list[str], share: float = 0.2) -> str:
+    """``query`` without the words most of a long ``pool`` shares (the speakers' names in a LoCoMo
+    conversation): what is left says which turn is about the question."""
+    if len(pool) < 20:
+        return query
+    df = Counter(t for text in pool for t in set(terms(text)))
+    common = {t for t, n in df.items() if n > share * len(pool)}
+    return " ".join(w for w in query.split() if not set(terms(w)) & common)
 
 
 def best_match(query: str, candidates: list[str]) -> tuple[int, float] | None:
@@ -118,6 +100,11 @@ class Prompt:
     answer_format: str = "open"  # open | mcq | tf
     #: Earlier things the user said (separate messages, or ``User:`` lines inside one prompt).
     user_turns: list[str] = field(default_factory=list)
+    #: The user turns the last message shows before the question as ``User:`` lines: a RAG prompt's
+    #: retrieved turns.
+    shown_turns: list[str] = field(default_factory=list)
+    #: The prompt asks for a short phrase (LoCoMo's QA prompt).
+    short_answer: bool = False
     tf_words: tuple[str, str] = ("Yes", "No")
     #: The prompt asks for the answer as ``<choice>X</choice>`` (PrefEval's MCQ format).
     choice_tags: bool = False
@@ -145,7 +132,8 @@ def read_prompt(messages: list[Message], answer_format: str | None = None) -> Pr
         turns += [ln.strip() for ln in text.splitlines() if ln.strip() and not _ASSISTANT.match(ln)]
     inline = [ln for p in context for ln in p.splitlines()]
     prefixed = [_SPEAKER.sub("", ln).strip() for ln in inline if _SPEAKER.match(ln)]
-    turns += prefixed or [ln.strip() for ln in inline if ln.strip() and not _ASSISTANT.match(ln)]
+    said = [ln.strip() for ln in inline if ln.strip() and not _ASSISTANT.match(ln) and not _SCAFFOLD.match(ln)]
+    turns += prefixed or said
     lowered = last.lower()
     # Only the question and what follows it can ask for yes/no: history quoted before it (a RAG
     # prompt's retrieved turns, "a yes/no decision for him") must not turn an open question into one.
@@ -164,6 +152,8 @@ def read_prompt(messages: list[Message], answer_format: str | None = None) -> Pr
         options=options,
         answer_format=fmt,
         user_turns=turns,
+        shown_turns=prefixed,
+        short_answer=bool(_SHORT.search(asked)),
         tf_words=tf_words,
         choice_tags="<choice>" in lowered,
         final_answer_tag="<final_answer>" in lowered,

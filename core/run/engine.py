@@ -238,7 +238,7 @@ class Engine:
         chunks: list[tuple[float, str]] = []
         usage: Usage | None = None
         status, error = "ok", None
-        t0 = time.monotonic()
+        t0 = time.monotonic()  # taken again once a call may start: a cancel while queued has a duration
         first: float | None = None
         limit = self._limits.setdefault(model.provider, asyncio.Semaphore(self.options.per_provider))
 
@@ -249,6 +249,9 @@ class Engine:
 
         try:
             async with limit, asyncio.timeout(model.params.timeout_s):
+                # TTFT and duration count from the model call: not the wait for the provider's
+                # limit (other cells' calls) nor anything before it (prepare, embedding).
+                t0 = time.monotonic()
                 async with aclosing(retrying(open_stream, self.options.retry)) as events:
                     async for event in events:
                         if isinstance(event, Delta):

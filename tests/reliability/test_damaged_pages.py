@@ -56,10 +56,12 @@ def damage(path):
         for table in DAMAGED:
             fh.seek((roots[table] - 1) * page)
             fh.write(b"\x00" * 16)
-    assert invoke(path, "users").exit_code == 0, "the open checks must pass for this test to mean anything"
+    # `runs` reads none of the damaged tables (`users` counts the turns' tokens: it meets the damage)
+    assert invoke(path, "runs").exit_code == 0, "the open checks must pass for this test to mean anything"
 
 
 COMMANDS = [
+    ["users"],
     ["show", "maya"],
     ["export"],
     ["report"],

@@ -80,9 +80,9 @@ def test_a_batch_name_a_run_id_or_prefix_and_factor_values(db, conn):
     [(run_id,)] = rows(db, "SELECT id FROM runs WHERE label = 'oracle' ORDER BY id LIMIT 1")
     assert side_for(conn, run_id).filter.run_ids == [run_id]
     assert side_for(conn, run_id[:-3]).filter.run_ids == [run_id]  # a unique prefix
-    assert side_for(conn, run_id, batch="mcq").filter.run_ids == [run_id]
+    assert side_for(conn, run_id, ["mcq"]).filter.run_ids == [run_id]
 
-    s = side_for(conn, "model=demo:oracle", batch="mcq-oracle")
+    s = side_for(conn, "model=demo:oracle", ["mcq-oracle"])
     assert (s.factor, s.value, s.filter.labels, s.filter.probes) == ("model", "demo:oracle", ["mcq-oracle"], False)
     s = side_for(conn, " Depth = 0.5 ")
     assert (s.factor, s.value, s.filter.labels) == ("evidence_depth", "0.5", [])
@@ -158,8 +158,8 @@ def test_two_models_of_one_batch_on_mcq_get_mcnemar(db, conn):
     only_a = sum(1 for k in common if a[k][0] == 1 and b[k][0] == 0)
     only_b = sum(1 for k in common if a[k][0] == 0 and b[k][0] == 1)
 
-    side_a = side_for(conn, "model=demo:generic", batch="mcq")
-    side_b = side_for(conn, "model=demo:retrieval", batch="mcq")
+    side_a = side_for(conn, "model=demo:generic", ["mcq"])
+    side_b = side_for(conn, "model=demo:retrieval", ["mcq"])
     result = paired_comparison(conn, side_a, side_b)  # the metric that fits MCQ answers
     assert result.metric == "choice:accuracy"
     assert result.key_factors == [*ITEM_FACTORS, "method", "temperature"]
@@ -239,8 +239,8 @@ def test_a_depth_sweep_compared_inside_its_batch(db, conn):
     common = sorted(set(a) & set(b), key=repr)
     result = paired_comparison(
         conn,
-        side_for(conn, "evidence_depth=0", batch="sweep"),
-        side_for(conn, "depth=1", batch="sweep"),
+        side_for(conn, "evidence_depth=0", ["sweep"]),
+        side_for(conn, "depth=1", ["sweep"]),
         "rubric:alignment",
     )
     assert "evidence_depth" not in result.key_factors and {"model", "repeat", "context"} <= set(result.key_factors)

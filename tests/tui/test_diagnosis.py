@@ -76,7 +76,7 @@ async def test_probe_key_labels_each_pane_and_fills_the_diagnosis_tab(tmp_path):
         assert all(name in text for name in STEPS)
         assert "✗ known" in text and "✓ known" in text  # generic fails its probes, the oracle passes them
         assert "MCQ p1-mcq ✗" in text and "MCQ p1-mcq ✓" in text
-        assert "README: 'Why did it fail?'" in text
+        assert "docs: how-to/diagnose.md" in text
 
 
 @pytest.fixture

@@ -14,6 +14,7 @@ from tests.tui.conftest import settle
 from tests.tui.test_heatmap_screen import screen_text
 from tests.waiting import await_until
 from tui.cli.open_app import paired_app
+from tui.paired_view import p_text
 from tui.screens.compare import INSERTED, CompareScreen
 from tui.screens.main import MainScreen
 from tui.screens.paired import PairedScreen
@@ -57,7 +58,7 @@ async def test_items_list_and_enter_shows_both_answers_with_the_changed_words(tw
             f"A {a}",
             f"B {b}",
             f"{c.mean_diff:+.3f} 95% paired bootstrap CI [{c.ci_low:+.3f}, {c.ci_high:+.3f}]",
-            f"{c.test}: W = {c.statistic:g}, p = {c.p_value:.3f}",
+            f"{c.test}: W = {c.statistic:g}, {p_text(c.p_value)}",  # "p = 0.042" or "p < 0.001"
             f"Cohen's d_z {c.effect_dz:.3f}",
             f"{len(c.regressed)} regressed · {len(c.improved)} improved · {len(c.ties)} ties",
             "every item: E 1 · context normal",

@@ -117,6 +117,9 @@ async def test_grouping_by_batch_keeps_each_cases_models_together(wb, batch_and_
     app = app_for(wb)
     async with app.run_test(size=(200, 50)) as pilot:
         grid = await _grid(pilot, app)
+        await pilot.press("g")  # one press: by model, the grouping asked for most
+        headers = [r for r in grid.shown if isinstance(r, GroupHeader)]
+        assert sorted(h.values["model"] for h in headers) == sorted({r.model for r in grid.matching})
         await pilot.press("g")
         headers = [r for r in grid.shown if isinstance(r, GroupHeader)]
         assert [(h.values, h.count) for h in headers] == [({"batch": "b1"}, 4), ({"batch": ""}, 1)]

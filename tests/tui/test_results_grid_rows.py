@@ -15,7 +15,7 @@ MINE = ScoreColumn("rubric", "alignment", "human:operator", False, True)
 def _row(i: int, model: str, batch: str = "", query: str = "p1-open", **scores) -> GridRow:
     return GridRow(
         f"resp-{i}", f"run-{i}", "2026-01-01", batch, "maya", query, "open", 4, model, "zero-shot", "simple", "ok",
-        {ALIGN: scores.get("align"), ACC: scores.get("acc")} if scores else {},
+        scores={ALIGN: scores.get("align"), ACC: scores.get("acc")} if scores else {},
     )  # fmt: skip
 
 
@@ -91,3 +91,11 @@ def test_histogram_buckets_and_bars():
     many, _ = buckets([float(i) for i in range(100)])  # many distinct values: ten equal bins
     assert len(many) == 10 and sum(b.count for b in many) == 100
     assert bar(2, 2, width=4) == "████" and bar(1, 2, width=4) == "██" and bar(1, 100, width=4) == "▏"
+
+
+def test_the_context_column_shows_prefeval_inter_turns():
+    row = _row(9, "imported:mistral8x7b")
+    row.context, row.turns = "prefeval-turns", 28
+    context = next(c for c in COLUMNS if c.key == "context")
+    assert context.value(row) == "28 · prefeval-turns"
+    assert context.value(_row(10, "demo:oracle")) == "simple"

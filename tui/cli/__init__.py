@@ -12,6 +12,7 @@ import importlib
 
 import click
 
+from tui.cli.exit_codes import help_block
 from tui.cli.manifest import COMMANDS, DECLARED
 
 __all__ = ["COMMANDS", "main"]
@@ -31,6 +32,7 @@ class LazyGroup(click.Group):
         if examples and "Examples:" not in (command.epilog or ""):
             lines = "\n".join(f"  {example}" for example in examples)
             command.epilog = "\n\n".join(filter(None, [command.epilog, f"\b\nExamples:\n{lines}"]))
+        _take_global_options(command)
         return command
 
     def make_context(self, info_name, args, parent=None, **extra) -> click.Context:
@@ -100,18 +102,45 @@ class LazyGroup(click.Group):
             formatter.write_dl(rows)
 
 
-EPILOG = """Ids: every command takes a full run, user or query id or any unique prefix of it (a run also by
+#: The group's options every command takes after its name too (`prefscope paths --db x` as
+#: `prefscope --db x paths`): name -> help.
+GLOBAL_OPTIONS = {
+    "db": "SQLite database file (also before the command: prefscope --db FILE COMMAND).",
+    "config": "Settings TOML file (also before the command: prefscope --config FILE COMMAND).",
+}
+
+
+def _take_global_options(command: click.Command) -> None:
+    """Give ``command`` the group's ``--db`` / ``--config`` (once: commands are module singletons).
+    A value given after the command's name is stored where the group's own goes (the root
+    context's object), so every command reads it the same way; given both before and after the
+    name, the later one wins, as for any option given twice."""
+    taken = {p.name for p in command.params}
+    for name, help_text in GLOBAL_OPTIONS.items():
+        if name in taken:
+            continue
+
+        def store(ctx: click.Context, _param: click.Parameter, value: str | None, name: str = name) -> None:
+            if value is not None:
+                ctx.find_root().ensure_object(dict)[name] = value
+
+        command.params.append(
+            click.Option(
+                [f"--{name}"],
+                type=click.Path(dir_okay=False),
+                expose_value=False,  # the command's function never sees it: it reads the root's
+                is_eager=True,  # before other options' callbacks, which may read the settings
+                callback=store,
+                help=help_text,
+            )
+        )
+
+
+EPILOG = f"""Ids: every command takes a full run, user or query id or any unique prefix of it (a run also by
 the start of its random tail, the short form `prefscope runs` prints in a narrow terminal).
 
 \b
-Exit codes:
-  0    ok
-  1    failed, the message says why and what to do; also a run, judge or
-       batch whose every model, judgment or cell failed (e.g. a key unset)
-  2    usage error: an unknown option, command or value
-  3    partly failed: some models, judgments or batch cells failed; the
-       rest are stored
-  130  interrupted (Ctrl+C): partial answers are stored as cancelled
+{help_block()}
 
 \b
 Examples:

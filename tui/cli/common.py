@@ -10,14 +10,12 @@ from rich.console import Console
 from rich.text import Text
 
 from core.text.terminal_safe import terminal_safe
+
+# The commands import the exit codes from here; their table is tui.cli.exit_codes.
+from tui.cli.exit_codes import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_PARTIAL  # noqa: F401
 from tui.cli.manifest import DECLARED
 
 console = Console(highlight=False)
-
-#: Exit codes (README "Exit codes" and `prefscope --help`): 2 is click's usage error.
-EXIT_FAILED = 1
-EXIT_PARTIAL = 3
-EXIT_INTERRUPTED = 130
 
 
 def fail(message: str, code: int = EXIT_FAILED) -> NoReturn:
@@ -49,10 +47,43 @@ def run_id_of(wb, given: str) -> str:
 
 def resolve_filter(wb, f):
     """A ``app.reports.RunFilter`` with its run and user ids resolved to full ids (unknown or
-    ambiguous: one red line), so `export`/`report` never answer an empty table for a typo."""
+    ambiguous: one red line), so `export`/`report` never answer an empty table for a typo. A user
+    may be a pattern (``prefeval-*``): every user it matches."""
     from dataclasses import replace
 
-    return replace(f, run_ids=[run_id_of(wb, r) for r in f.run_ids], users=[user_of(wb, u).user.id for u in f.users])
+    return replace(f, run_ids=[run_id_of(wb, r) for r in f.run_ids], users=user_ids_of(wb, f.users))
+
+
+#: Characters that make a `--user` (or a grid's ``users`` entry) a shell-style pattern.
+PATTERN_CHARS = frozenset("*?[")
+
+
+def user_ids_of(wb, given) -> list[str]:
+    """Full user ids for ids, unique prefixes and patterns (``prefeval-*``, ``locomo-conv-?0``:
+    :mod:`fnmatch`, case-sensitive), in the order given, each once. A pattern that matches no
+    user, or an unknown or ambiguous id, is one red line."""
+    ids: list[str] = []
+    every: list[str] | None = None
+    for name in given:
+        if PATTERN_CHARS.isdisjoint(name):
+            ids.append(user_of(wb, name).user.id)
+            continue
+        if every is None:
+            every = wb.user_ids()
+        matched = _matching(name, every)
+        if not matched:
+            fail(f"no user matches {name!r} (`prefscope users` lists them; patterns use * ? [...])")
+        ids += matched
+    return list(dict.fromkeys(ids))
+
+
+def _matching(pattern: str, user_ids: list[str]) -> list[str]:
+    """The ids ``pattern`` matches; an id that is the pattern itself (a ``*`` in a real id) alone."""
+    from fnmatch import fnmatchcase
+
+    if pattern in user_ids:
+        return [pattern]
+    return [u for u in user_ids if fnmatchcase(u, pattern)]
 
 
 def user_of(wb, given: str):

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from core.analysis.heatmap import axis_order
 from core.analysis.report import ReportTable
@@ -37,12 +38,21 @@ def write_figure_png(
     tables: list[ReportTable], factors: list[str], path: str | Path, *, protect: Iterable = (), force: bool = False
 ) -> None:
     """One panel per table × judge × panel value; x = factors[0], a line per factors[1] value."""
+    fig, titles = lines_figure(tables, factors)
+    save_png(fig, path, titles=titles, protect=protect, force=force)
+
+
+def lines_figure(tables: list[ReportTable], factors: list[str]) -> tuple[Any, list[tuple[Any, Any]]]:
+    """The figure and each panel's (axes, title): a line per ``factors[1]`` value named in the
+    legend, the x ticks named by ``factors[0]`` values, the y axis over the judge's scale (the
+    scale stored with the judgments, when known) so a flat line looks flat."""
     plt = pyplot()
 
     panels: dict[str, dict[object, list[tuple[object, float, float | None, float | None]]]] = defaultdict(
         lambda: defaultdict(list)
     )
     xs: dict[str, list] = defaultdict(list)
+    scales: dict[str, tuple[float, float] | None] = {}
     for t in tables:
         col = {c: i for i, c in enumerate(t.columns)}
         for row in t.rows:
@@ -53,9 +63,11 @@ def write_figure_png(
             x = row[col[factors[0]]]
             panels[name][row[col[factors[1]]]].append((x, row[col["mean"]], row[col["ci_low"]], row[col["ci_high"]]))
             xs[name].append(x)
+            scales[name] = t.scale
     if not panels:
         raise ValueError("nothing to plot: no scores for this figure in the selected runs")
     fig, axes = plt.subplots(len(panels), 1, figsize=(8, 3.2 * len(panels)), squeeze=False)
+    titles = []
     for ax, (name, lines) in zip(axes[:, 0], panels.items()):
         order = axis_order(factors[0], xs[name])
         where = {x: i for i, x in enumerate(order)}
@@ -65,10 +77,14 @@ def write_figure_png(
             means = [p[1] for p in points]
             low = [m - (p[2] if p[2] is not None else m) for m, p in zip(means, points)]
             high = [(p[3] if p[3] is not None else m) - m for m, p in zip(means, points)]
-            ax.errorbar(pos, means, yerr=[low, high], marker="o", capsize=3, label=str(label))
+            # clip_on off: a point at the top of the scale is drawn whole on the frame
+            ax.errorbar(pos, means, yerr=[low, high], marker="o", capsize=3, label=str(label), clip_on=False)
         ax.set_xticks(range(len(order)), ["none" if x is None else str(x) for x in order], fontsize=8)
+        if scales[name]:
+            ax.set_ylim(*scales[name])
         ax.set_xlabel(factors[0])
         ax.set_ylabel("mean (95% CI)")
-        ax.set_title(name, fontsize=9, loc="left")
-        ax.legend(fontsize=7)
-    save_png(fig, path, protect=protect, force=force)
+        titles.append((ax, ax.set_title(name, fontsize=9, loc="left")))
+        # beside the panel, never over a line
+        ax.legend(title=factors[1], fontsize=7, title_fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
+    return fig, titles

@@ -8,6 +8,7 @@ import math
 import re
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from rich import box
 from rich.table import Table
@@ -15,10 +16,14 @@ from rich.text import Text
 
 from app.outputs import formula_safe, replace_atomically
 from core.analysis.report import ReportTable
+from core.text.short_ids import MIN_COLUMN, fitted, short_forms
 from tui.png_figures import pyplot, save_png
 from tui.safe_text import safe_text
 
 BAR_WIDTH = 30
+#: The terminal chart's narrowest bar and widest label (longer labels are cut from the middle).
+MIN_BAR = 10
+LABEL_WIDTH = 48
 VALUE_COLUMNS = {
     "mean",
     "ci_low",
@@ -78,7 +83,8 @@ def _fmt(col: str, v) -> str:
 def rich_table(t: ReportTable, fit: int | None = None) -> Table:
     """The table; a descriptive column with one value in every row (the judge, its source, prompt
     version …) moves into the caption, and columns sit closer when that makes the table fit
-    ``fit`` terminal columns (values are never cut)."""
+    ``fit`` terminal columns. Numbers are never cut: when the table is still too wide, long text
+    (user, query and batch ids …) is cut from the middle so the score columns stay on screen."""
     keep = list(range(len(t.columns)))
     shared = []
     for i, c in enumerate(t.columns):
@@ -86,8 +92,12 @@ def rich_table(t: ReportTable, fit: int | None = None) -> Table:
         if c in CAPTION_COLUMNS and len(values) == 1 and (len(t.rows) > 1 or c == "prompt_version"):
             keep.remove(i)
             shared.append(f"{c.replace('_', ' ')}: {values.pop()}")
+    columns = [t.columns[i] for i in keep]
     cells = [[_fmt(t.columns[i], row[i]) for i in keep] for row in t.rows]
-    headers, gap = _layout([t.columns[i] for i in keep], cells, fit)
+    headers, gap = _layout(columns, cells, fit)
+    if fit is not None and _width(columns, headers, cells, gap) > fit:
+        cells = _shortened(columns, headers, cells, fit - _width(columns, headers, cells, gap, texts=False))
+        headers, gap = _layout(columns, cells, fit)
     table = Table(
         title=safe_text(t.title),
         title_justify="left",
@@ -98,27 +108,53 @@ def rich_table(t: ReportTable, fit: int | None = None) -> Table:
         pad_edge=False,
         padding=(0, (gap - 1) // 2, 0, (gap - 1) - (gap - 1) // 2),
     )
-    for i, header in zip(keep, headers):
-        c = t.columns[i]
-        value = c in VALUE_COLUMNS or c in COUNT_COLUMNS or c.startswith("score_")
-        table.add_column(header, justify="right" if value else "left", no_wrap=True)
+    for c, header in zip(columns, headers):
+        table.add_column(header, justify="right" if _is_number(c) else "left", no_wrap=True)
     for r in cells:
         table.add_row(*(safe_text(v) for v in r))  # "[demo]" is not markup
     return table
 
 
+def _is_number(column: str) -> bool:
+    return column in VALUE_COLUMNS or column in COUNT_COLUMNS or column.startswith("score_")
+
+
 def _layout(columns: list[str], cells: list[list[str]], fit: int | None) -> tuple[list[Text], int]:
     """Headers and the gap between columns: whole headers 3 apart when that fits ``fit``, else
     closer, else headers broken after their underscores (:func:`_header`), closer still."""
-    widths = [max((len(r[n]) for r in cells), default=0) for n in range(len(columns))]
+    widths = _widths(cells, len(columns))
     headers: list[Text] = []
     for split in (False, True):
         headers = [_header(c, w if split else len(c)) for c, w in zip(columns, widths)]
-        natural = sum(max(w, *map(len, h.plain.split("\n"))) for w, h in zip(widths, headers))
         for gap in (3, 2, 1):
-            if fit is None or natural + gap * (len(columns) - 1) <= fit:
+            if fit is None or _width(columns, headers, cells, gap) <= fit:
                 return headers, gap
     return headers, 1
+
+
+def _widths(cells: list[list[str]], n: int) -> list[int]:
+    return [max((len(r[i]) for r in cells), default=0) for i in range(n)]
+
+
+def _width(columns: list[str], headers: list[Text], cells: list[list[str]], gap: int, *, texts: bool = True) -> int:
+    """The table's width in terminal columns; with ``texts=False`` without its text columns
+    (what the numbers and the gaps take)."""
+    total = gap * (len(columns) - 1)
+    for c, w, h in zip(columns, _widths(cells, len(columns)), headers):
+        if texts or _is_number(c):
+            total += max(w, _header_width(h))
+    return total
+
+
+def _shortened(columns: list[str], headers: list[Text], cells: list[list[str]], room: int) -> list[list[str]]:
+    """The cells with the text columns cut from the middle to share ``room`` columns
+    (:func:`core.text.short_ids.fitted`: distinct values stay distinct)."""
+    texts = [i for i, c in enumerate(columns) if not _is_number(c)]
+    return fitted(cells, texts, room, headers={i: _header_width(headers[i]) for i in texts})
+
+
+def _header_width(header: Text) -> int:
+    return max(map(len, header.plain.split("\n")))
 
 
 def _header(column: str, width: int) -> Text:
@@ -133,19 +169,34 @@ def _header(column: str, width: int) -> Text:
     return safe_text("\n".join(lines))
 
 
-def _label_stop(t: ReportTable) -> int:
-    """The group's factor values are the columns before the first descriptive one."""
-    return min((t.columns.index(c) for c in ("source", "judge", "comparisons", "n") if c in t.columns), default=0)
+def _label_columns(t: ReportTable) -> list[int]:
+    """The columns that tell the rows apart: those before the first number (the factors, a
+    benchmark's metric …), less the descriptive ones with one value in every row (the judge, its
+    source …: :func:`_shared` puts those in the chart's heading)."""
+    stop = next((i for i, c in enumerate(t.columns) if _is_number(c) or c == t.value_column), len(t.columns))
+    return [i for i in range(stop) if t.columns[i] not in CAPTION_COLUMNS or len({r[i] for r in t.rows}) > 1]
 
 
-def _label(t: ReportTable, row: list) -> str:
-    stop = _label_stop(t) or len(row)
-    parts = [str(v) for v in row[:stop] if v is not None]
-    if "source" in t.columns:
-        src = row[t.columns.index("source")]
-        if src != "llm":
-            parts.append(f"({src})")
+def _shared(t: ReportTable) -> str:
+    """The judge source and judge every row shares (``heuristic · demo:heuristic``), or ""."""
+    labelled = set(_label_columns(t))
+    shared = [i for i, c in enumerate(t.columns) if c in ("source", "judge") and i not in labelled]
+    return " · ".join(str(t.rows[0][i]) for i in shared if t.rows and t.rows[0][i] is not None)
+
+
+def _label(t: ReportTable, row: list, columns: list[int] | None = None) -> str:
+    """What the row's bar stands for: its label columns' values (a judge source in brackets)."""
+    parts = []
+    for i in _label_columns(t) if columns is None else columns:
+        if row[i] is None or (t.columns[i] == "source" and row[i] == "llm"):
+            continue
+        parts.append(f"({row[i]})" if t.columns[i] == "source" else str(row[i]))
     return " · ".join(parts) or "all"
+
+
+def _labels(t: ReportTable) -> list[str]:
+    columns = _label_columns(t)
+    return [_label(t, row, columns) for row in t.rows]
 
 
 def bar_chart(t: ReportTable, width: int = BAR_WIDTH, *, fit: int | None = None) -> Text:
@@ -161,14 +212,17 @@ def bar_chart(t: ReportTable, width: int = BAR_WIDTH, *, fit: int | None = None)
     lo, hi = t.scale if t.scale else (min(0.0, min(values)), max(values))
     if hi <= lo:
         hi = lo + 1
-    labels = [_label(t, r) for r in t.rows]
-    lw = min(48, max(len(s) for s in labels))
+    labels = _labels(t)
+    natural = max(map(len, labels))
+    lw = min(LABEL_WIDTH, natural)
     if fit is not None:  # label, space, bar, " 0.571  [0.14, 0.86]"
-        width = max(8, min(width, fit - lw - 22))
+        lw = max(min(lw, fit - 22 - MIN_BAR), min(natural, MIN_COLUMN))
+        width = max(MIN_BAR, min(width, fit - lw - 22))
+    forms = short_forms(labels, lw)  # cut from the middle: distinct labels stay distinct
     out.append(f"{t.value_column} (scale {lo:g}–{hi:g})\n", style="bold")
     for label, row in zip(labels, t.rows):
         v = row[vi]
-        out.append(f"{label[:lw]:<{lw}} ")
+        out.append(f"{forms[label]:<{lw}} ")
         if not isinstance(v, (int, float)) or math.isnan(v):
             out.append("–\n")
             continue
@@ -223,6 +277,14 @@ def write_png(
 ) -> None:
     """Horizontal bar charts with 95% CI whiskers, one panel per table (matplotlib, Agg), written
     like :func:`write_csv`."""
+    fig, titles = bar_figure(tables)
+    save_png(fig, path, titles=titles, protect=protect, force=force)
+
+
+def bar_figure(tables: list[ReportTable]) -> tuple[Any, list[tuple[Any, Any]]]:
+    """The figure and each panel's (axes, title): a bar per row labelled with what it stands for
+    (its factor values, a benchmark's metric …), its value printed at its end, the value axis on
+    the metric's scale; what every bar shares (judge source and judge) is in the title."""
     plt = pyplot()
 
     drawable = [t for t in tables if t.rows and t.value_column in t.columns]
@@ -232,9 +294,9 @@ def write_png(
     fig, axes = plt.subplots(
         len(drawable), 1, figsize=(9, sum(heights)), squeeze=False, gridspec_kw={"height_ratios": heights}
     )
+    titles = []
     for ax, t in zip(axes[:, 0], drawable):
         vi = t.columns.index(t.value_column)
-        labels = [_label(t, r) for r in t.rows]
         vals = [r[vi] if isinstance(r[vi], (int, float)) else float("nan") for r in t.rows]
         err = None
         if "ci_low" in t.columns:
@@ -244,10 +306,16 @@ def write_png(
                 [(r[hi_i] - v) if r[hi_i] is not None else 0 for v, r in zip(vals, t.rows)],
             ]
         ax.barh(range(len(vals)), vals, xerr=err, color="#3b7dd8", capsize=3)
-        ax.set_yticks(range(len(vals)), labels, fontsize=8)
+        ax.set_yticks(range(len(vals)), _labels(t), fontsize=8)
         ax.invert_yaxis()
         if t.scale:
             ax.set_xlim(*t.scale)
-        ax.set_title(t.title, fontsize=10, loc="left")
+        left = ax.get_xlim()[0]
+        for y, v in enumerate(vals):  # the number past its whisker; "no score" where the group has none
+            end = v if err is None or math.isnan(v) else v + err[1][y]
+            text = " no score" if math.isnan(v) else f" {_fmt(t.value_column, v)}"
+            ax.text(left if math.isnan(v) else end, y, text, va="center", fontsize=7)
+        shared = _shared(t)
+        titles.append((ax, ax.set_title(t.title + (f" · {shared}" if shared else ""), fontsize=10, loc="left")))
         ax.set_xlabel(t.value_column)
-    save_png(fig, path, protect=protect, force=force)
+    return fig, titles

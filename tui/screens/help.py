@@ -29,15 +29,17 @@ HELP = """\
 | `m` | Runs tab: heatmap of the runs listed, a score over two factors (evidence depth × context …); there `m` next metric · `r` / `c` next row / column factor · `x` swap |
 | `J` | Runs tab: judge quality of the runs listed: Krippendorff's α per dimension and every pair of raters (annotators, judges): n, abstentions, exact, ±1, κ, weighted κ, ρ, τ; the highlighted pair's confusion matrix and base rates; there `d` next dimension |
 | `tab` / `shift+tab` | next / previous control: timeline, run bar row by row, answers, the shown tab |
+| `esc` in a text box | leave it (Runs filter → the grid; seed, turns, sessions → the timeline) |
 | `f2` | analysis tabs take the right side (80 columns: tabs ⇄ answers) |
 | `f3` | hide / show the timeline |
 | `f4` | answers a real model gave, recorded with a benchmark (the start-up note names them; read from ../shared) |
 | Judges tab | `h` score the row's answer · `p` pick the better of two answers |
 | Attributes tab | `a` accept · `u` uncertain · `x` reject |
 | Relevance tab | `y` / `n` your label · `d` gold + BM25 deciders · `D` also embeddings |
-| Runs tab | one row per answer: `f` filter (`model:oracle alignment:>=4`) · `s` sort by the column · `g` group · `space` mark · `c` compare 2–4 (word diff) · `enter` on a score: rationale + evidence · `h` histogram · `e` export CSV |
+| Runs tab | one row per answer: `f` filter (`model:oracle alignment:>=4`) · `s` sort by the column · `g` group · `space` mark · `c` compare 2–4 (word diff) · `enter` on a score: rationale + evidence · `h` histogram · `e` export the marked answers (none marked: the cursor's run) as CSV |
 | `prefscope compare A B --tui` | the items B regressed and improved on; `enter` shows an item's two answers side by side with B's changed words marked |
 | `prefscope annotate QUEUE` | blind labelling: `1`–`5` score the marked dimension (`tab` / `↑` `↓` move, `s` save, `c` the rubric criteria) · pairs `a` / `b` / `t` · relevance `y` / `n` · attributes `a` / `u` / `r` · `o` note · `x` skip · `enter` next after the reveal · `esc` leave (resumable) |
+| `f1` | this help (`esc` or `f1` closes it) |
 | `f8` | save an SVG screenshot |
 | `ctrl+p` | command palette (every action, plus "Switch user: …", "Method: …", "Query: …", "Context: …") |
 | `ctrl+q` | quit |

@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+from collections.abc import Callable
 
 from rich.text import Text
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Header
+from textual.widget import Widget
+from textual.widgets import Footer, Header, Input
 
 from core.model import UserBundle
 from core.plan import PromptPlan
@@ -32,7 +34,7 @@ from tui.widgets.judges_tab import JudgesTable
 from tui.widgets.prompt_tab import plan_text
 from tui.widgets.response_pane import ResponsePane
 from tui.widgets.results_grid import ResultsGrid
-from tui.widgets.run_bar import RunBar, user_label
+from tui.widgets.run_bar import RunBar, runnable, user_label
 from tui.widgets.run_view import RunView
 from tui.widgets.tabs import TABS, AnalysisTabs
 from tui.widgets.timeline import SessionChosen, Timeline
@@ -67,6 +69,37 @@ IN_THE_RUNS_TAB = {"judge_quality"}
 
 
 class MainScreen(Screen):
+    """The focus model: where the focus is after each action (tests/tui/test_focus_model.py).
+
+    =========================================  ===========================================
+    action                                     focus after it
+    =========================================  ===========================================
+    start                                      the timeline
+    ctrl+r (▶ Run)                             the first answer pane (zoomed tabs give way
+                                               to the answers): esc cancels it at once
+    a run finishes; a stored run is re-opened  where it was (the grid: open the next row)
+    switch user (user picker, palette)         the timeline (on 80 columns the answers
+                                               come back in place of the zoomed tabs)
+    1 … 7, palette "Show tab"                  that tab's first control (Runs: the grid)
+    f2 (zoom the tabs / back)                  zoomed: the active tab's first control;
+                                               back: the first pane, else the timeline
+    f3 (hide / show the timeline)              shown: the timeline; hidden: the first
+                                               pane, else the active tab
+    f4 (recorded answers)                      the Runs grid
+    p (probe) from inside the tabs             the Diagnosis tab's first control
+    esc in any text input                      out of it: the Runs filter to its grid, the
+                                               run bar's seed / turns / sessions to the
+                                               timeline
+    f on the grid                              the Runs filter box (enter, down, esc: back)
+    =========================================  ===========================================
+
+    Text inputs (the Runs filter, seed, turns, sessions) take the focus only when asked (f, a
+    click, Tab), never on their own. Textual hands the focus of a widget being hidden to its first
+    visible sibling: the Runs filter sits in a row of its own, the run bar's inputs come after a
+    select. Keys typed in an input are its text (``alignment:>=4``); everywhere else the number
+    keys switch tabs.
+    """
+
     BINDINGS = [
         _key("ctrl+r", "run", "Run", "Stream the chosen models side by side, then judge"),
         _key("escape", "cancel_pane", "Cancel pane", "Cancel the focused model's stream (its partial answer is kept)"),
@@ -115,6 +148,7 @@ class MainScreen(Screen):
         self.bundle: UserBundle | None = None  # the chosen user
         self.plan: PromptPlan | None = None  # prepared for the current choices (or the run re-opened)
         self._checking_writable = False  # ctrl+r's write check is under way (tui.screens.main._check_writable)
+        self._pools_for: tuple[str, str] | None = None  # (user, context) the filler picker's default is for
 
     # -- layout --------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -197,7 +231,7 @@ class MainScreen(Screen):
         # A benchmark's user starts from its profile; the operator's own changes stay (run_bar).
         benchmark = choose(None, bundle.user.source)
         bar.use_profile(benchmark, self.workbench.settings.judge)
-        bar.set_filler_pools(self.workbench.filler_pool_choices(user_id))
+        self._offer_filler_pools(keep=False)
         u = bundle.user
         # The header shows the title as plain text; controls still have to be made visible. It names
         # the profile first: on a narrow screen the run bar has no room for its button.
@@ -207,6 +241,17 @@ class MainScreen(Screen):
         )
         self.tabs.attributes.show_user(bundle)
         self.refresh_timeline()
+
+    def _offer_filler_pools(self, *, keep: bool) -> None:
+        """The filler picker's default entry names the pools the current user and context draw
+        from (PrefEval's turns: PrefEval's pool), as the CLI's run would; asked again when the
+        context changes. ``keep``: the pool the operator picked stays."""
+        bar = self.query_one(RunBar)
+        context = bar.choices().context
+        if self.bundle is None or self._pools_for == (self.bundle.user.id, context):
+            return
+        self._pools_for = (self.bundle.user.id, context)
+        bar.set_filler_pools(self.workbench.filler_pool_choices(self.bundle.user.id, context), keep=keep)
 
     def refresh_timeline(self) -> None:
         if self.bundle is not None:
@@ -219,14 +264,33 @@ class MainScreen(Screen):
                 attribute_sessions=self.tabs.attributes.evidence_sessions,
             )
 
-    def on_run_bar_user_chosen(self, message: RunBar.UserChosen) -> None:
+    async def on_run_bar_user_chosen(self, message: RunBar.UserChosen) -> None:
         if self.bundle is None or message.user_id != self.bundle.user.id:
-            self.plan = None
-            self.load_user(message.user_id)
-            self.estimate.schedule()
+            await self.switch_user(message.user_id)
+            self._focus_timeline()
+
+    async def switch_user(self, user_id: str) -> None:
+        """Another user: the run bar starts from their profile (what a re-opened run set is
+        dropped), the last user's answers leave the panes and tabs (unless a run still streams
+        them), and the Runs filter stops naming the last user."""
+        self.plan = None
+        if not self.run_view.running:
+            await self._forget_shown_run()
+        self.load_user(user_id)
+        self.tabs.runs.forget_other_users(user_id)
+        self.estimate.schedule()
+
+    async def _forget_shown_run(self) -> None:
+        await self.run_view.clear()
+        self.tabs.judges.clear_items()
+        self.tabs.evidence.show([], [])
+        self.tabs.relevance.show_run(None, None, None, None)
+        self.tabs.diagnosis.clear()
+        self.refresh_bindings()  # the pane and probe keys leave the footer
 
     def on_run_bar_changed(self, _: RunBar.Changed) -> None:
         self.plan = None
+        self._offer_filler_pools(keep=True)
         self.refresh_timeline()
         self.estimate.schedule()
 
@@ -257,6 +321,17 @@ class MainScreen(Screen):
         spec = self.current_spec()
         if spec is None:
             self.notify("Choose a user, a query and at least one model (ctrl+o) first.", severity="warning")
+            return
+        recorded = [m.id for m in spec.models if not runnable(m.id)]
+        if recorded:  # a backstop: the run bar never arms them (RunBar.apply_spec)
+            self.notify(
+                terminal_safe(
+                    f"{', '.join(recorded)}: recorded answers cannot be generated again; "
+                    "choose models that run here (ctrl+o). Nothing was stored."
+                ),
+                severity="warning",
+                markup=False,
+            )
             return
         if self._checking_writable:
             self.notify("Checking that the database can store the answers …", severity="warning")
@@ -310,6 +385,7 @@ class MainScreen(Screen):
         from core.run.profile import noted
 
         self.plan = plan
+        self.remove_class("tabs-zoomed")  # the answers come on screen: the first pane takes the focus
         self.query_one(EmbedAhead).pause()  # the streams get both cores (it resumes when the run ends)
         self.tabs.judges.clear_items()
         self.tabs.evidence.show([], [m.id for m in spec.models])
@@ -388,6 +464,10 @@ class MainScreen(Screen):
         created = run.created_at[:16].replace("T", " ")
         line = Text("re-opened run ").append(safe_text(run.id, "bold"))
         line.append(f" · {created} · {run.status} · {run.plan.total_tokens:,} prompt tokens")
+        recorded = [m.id for m in run.spec.models if not runnable(m.id)]
+        if recorded:  # shown as stored; ctrl+r runs the run bar's models on the same question
+            line.append_text(safe_text(f" · recorded ({', '.join(recorded)}), read-only", "cyan"))
+            line.append_text(safe_text(f" · ctrl+r runs {', '.join(self.query_one(RunBar).models)}"))
         self.estimate.update(line)
         self.refresh_timeline()
         self._show_run_analyses()
@@ -397,12 +477,14 @@ class MainScreen(Screen):
         with bar.setting_from_code():
             if self.bundle is None or self.bundle.user.id != spec.user_id:
                 bar.set_value("rb-user", spec.user_id)
-                self.load_user(spec.user_id)
+                self.load_user(spec.user_id)  # the run's panes replace the last user's next
+                self.tabs.runs.forget_other_users(spec.user_id)
             if not bar.apply_spec(spec):
                 self.notify(
                     terminal_safe(f"method {spec.method!r} is not offered any more; the run shows as stored"),
                     markup=False,
                 )
+            self._offer_filler_pools(keep=True)
 
     # -- actions -------------------------------------------------------------------------
     def action_cancel_pane(self) -> None:
@@ -436,9 +518,52 @@ class MainScreen(Screen):
 
     def action_zoom_tabs(self) -> None:
         self.toggle_class("tabs-zoomed")
+        if self.has_class("tabs-zoomed"):
+            self.tabs.focus_tab(self.tabs.active)
+        else:
+            self.call_after_refresh(self._focus_first_of, self._first_pane, self._timeline)
 
     def action_toggle_timeline(self) -> None:
         self.toggle_class("no-timeline")
+        if self.has_class("no-timeline"):
+            self.call_after_refresh(self._settle_focus)
+        else:
+            self._focus_timeline()
+
+    # -- the focus model (the class docstring) -------------------------------------------
+    def on_key(self, event: events.Key) -> None:
+        """esc leaves any text input (the Runs tab's own box goes to its grid first)."""
+        if event.key == "escape" and isinstance(self.focused, Input):
+            event.stop()
+            self.call_after_refresh(self._focus_first_of, self._timeline, self._first_pane)
+
+    def _timeline(self) -> Widget | None:
+        return self.query_one(Timeline)
+
+    def _first_pane(self) -> Widget | None:
+        return next((p for p in self.run_view.panes if p.display), None)
+
+    def _focus_first_of(self, *places: Callable[[], Widget | None]) -> None:
+        """Focus the first of ``places`` that is on screen, else the active tab's first control."""
+        chain = self.focus_chain
+        for place in places:
+            widget = place()
+            if widget is not None and widget in chain:
+                widget.focus()
+                return
+        self.tabs.focus_tab(self.tabs.active)
+
+    def _settle_focus(self) -> None:
+        """A focus left on nothing or on a hidden widget goes to the first pane, else the
+        timeline, else the active tab."""
+        if self.focused is None or self.focused not in self.focus_chain:
+            self._focus_first_of(self._first_pane, self._timeline)
+
+    def _focus_timeline(self) -> None:
+        """Switching user shows the user's timeline (on 80 columns in place of the zoomed tabs)."""
+        if self.has_class("narrow"):
+            self.remove_class("tabs-zoomed")
+        self.call_after_refresh(self._focus_first_of, self._timeline, self._first_pane)
 
     def action_pick_models(self) -> None:
         self.query_one(RunBar).pick_models()
@@ -472,8 +597,12 @@ class MainScreen(Screen):
                 return load_recorded_answers(db, case, root)
 
         real = await asyncio.to_thread(load)
+        self.workbench.forget_filler_pools()  # the case may have brought its benchmark's pool
         bar = self.query_one(RunBar)
-        bar.set_users([(user_label(u), u.id) for u in self.workbench.user_choices()], real.user_id)
+        with bar.setting_from_code():
+            bar.set_users([(user_label(u), u.id) for u in self.workbench.user_choices()], real.user_id)
+        if self.bundle is None or self.bundle.user.id != real.user_id:
+            await self.switch_user(real.user_id)  # here: its UserChosen would move the focus off the grid
         self.tabs.runs.refresh_runs()
         self.tabs.runs.query_one("#runs-filter").value = f"user:{real.user_id}"
         self.show_tab("runs")

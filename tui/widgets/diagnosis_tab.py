@@ -43,7 +43,7 @@ def probe_binding() -> Binding:
 STEP_STYLE = {"pass": "bold green", "fail": "bold red", "unknown": "dim", "n/a": "dim"}
 RULE = (
     "label: the first step that failed (in context → retrieved → known) once the verdict fails; "
-    "applied if it passes (README: 'Why did it fail?')"
+    "applied if it passes (docs: how-to/diagnose.md)"
 )
 NOTHING = "No run shown yet: ctrl+r runs the chosen models, the Runs tab (6) re-opens a stored run."
 

@@ -3,16 +3,15 @@
 Keys (on the grid; the cursor is a cell): ``enter`` re-opens the answer's run in the main view,
 or on a score cell shows the judge's rationale beside the evidence it rests on; ``o`` re-opens the
 run from any cell; ``s`` sorts by the cursor's column (again: the other way; a header click does
-the same); ``g`` cycles the grouping (batch, batch·model, model, query, method, context, none);
+the same); ``g`` cycles the grouping (model, batch, batch·model, query, method, context, none);
 ``space`` marks an answer, ``c`` compares the 2–4 marked answers side by side with a word diff;
 ``h`` shows the histogram of the cursor's score column over the rows the filter keeps; ``f`` goes to the
-filter box; ``e`` exports the marked answers' runs (or the cursor's) as CSV. What the filter, sort and groups do is in
+filter box; ``e`` exports the marked answers (or the cursor's run) as CSV. What the filter, sort and groups do is in
 :mod:`tui.widgets.results_grid_rows`; the rows come from ONE query (:mod:`storage.results_grid`).
 """
 
 from __future__ import annotations
 
-import datetime as dt
 from dataclasses import dataclass
 
 from rich.text import Text
@@ -21,6 +20,7 @@ from textual.message import Message
 from textual.widgets import DataTable
 
 from app.records import GridData, GridRow
+from core.text.short_ids import short_forms
 from core.text.terminal_safe import terminal_safe
 from tui.safe_text import safe_text
 from tui.widgets.results_grid_rows import (
@@ -40,8 +40,11 @@ MARK_KEY = "mark"
 MAX_COMPARE = 4
 
 
-#: A batch label longer than this (``imported:<long path>``) shows its end; filters and sorts use it whole.
-BATCH_CHARS = 28
+#: The widest a text column's cells get: longer values (``imported:<long path>``,
+#: ``prefeval-travel_restaurant-000``) are cut from the middle, distinct values staying distinct
+#: (:func:`core.text.short_ids.short_forms`), so the score columns stay on screen. Filters and
+#: sorts use the whole value.
+SHORT_CHARS = {"model": 20, "user": 24, "query": 24, "batch": 28}
 #: The grid lists at most this many rows; a last row counts the others (filter or sort to reach
 #: them). A DataTable measures every cell of every row it holds: 100,000 answers took a minute.
 SHOWN_ROWS = 1000
@@ -76,7 +79,7 @@ class ResultsGrid(DataTable):
         Binding(
             "s", "sort", "Sort", id="grid.sort", tooltip="Sort by the cursor's column (again: reverse)", show=False
         ),
-        Binding("g", "group", "Group", id="grid.group", tooltip="Group by batch, model, query … (cycles)"),
+        Binding("g", "group", "Group", id="grid.group", tooltip="Group by model, batch, query … (cycles)"),
         Binding(
             "h",
             "histogram",
@@ -113,6 +116,7 @@ class ResultsGrid(DataTable):
         self.grouping = 0  # index into GROUPINGS
         self._cells_of: dict[str, list] = {}  # response id -> its cells (the mark apart), built once per show
         self._texts: dict[tuple, Text] = {}
+        self._short: dict[str, dict[str, str]] = {}  # column key -> value -> the form shown
 
     # -- filling -------------------------------------------------------------------------
     def show(self, data: GridData, short_run_ids: dict[str, str]) -> None:
@@ -122,6 +126,11 @@ class ResultsGrid(DataTable):
         known = {r.response_id for r in data.rows}
         self.marked = [m for m in self.marked if m in known]
         self._cells_of, self._texts = {}, {}
+        self._short = {
+            c.key: short_forms({str(c.value(r)) for r in data.rows}, SHORT_CHARS[c.key])
+            for c in self.columns_shown
+            if c.key in SHORT_CHARS
+        }
         self._fill()
 
     def filter(self, text: str) -> None:
@@ -174,14 +183,14 @@ class ResultsGrid(DataTable):
     def _cell(self, column: Column, value) -> Text:
         """Data cells as Text (a str cell would be parsed as markup), one object per distinct
         value: thousands of rows repeat a few models, users and scores, and nothing mutates them."""
-        kind = "score" if column.score is not None else column.key if column.key in ("status", "batch") else ""
+        kind = "score" if column.score is not None else column.key if column.key in ("status", *SHORT_CHARS) else ""
         key = (kind, value)
         cell = self._texts.get(key)
         if cell is None:
             if kind == "score":
                 cell = Text(score_text(value), justify="right")
-            elif kind == "batch" and len(value) > BATCH_CHARS:  # imported:<path>: its end tells them apart
-                cell = safe_text("…" + value[-(BATCH_CHARS - 1) :])
+            elif kind in SHORT_CHARS:
+                cell = safe_text(self._short[kind].get(str(value), str(value)))
             else:
                 cell = safe_text(value, STATUS_STYLE.get(value, "") if kind == "status" else "")
             self._texts[key] = cell
@@ -199,7 +208,8 @@ class ResultsGrid(DataTable):
             if c.key == "run":
                 cells.append(Text(f"{header.count} answers", "bold"))
             elif c.key in header.values:
-                cells.append(safe_text(header.values[c.key] or "(none)", "bold cyan"))
+                value = header.values[c.key]
+                cells.append(safe_text(self._short.get(c.key, {}).get(value, value) or "(none)", "bold cyan"))
             elif c.score is not None:
                 mean = header.means.get(c.score)
                 cells.append(Text("" if mean is None else f"{mean:.2f}", "bold", justify="right"))
@@ -312,23 +322,26 @@ class ResultsGrid(DataTable):
         self.app.push_screen(HistogramScreen(column.label, values, self.filter_text))  # type: ignore[arg-type]
 
     def action_export(self) -> None:
-        """Export the marked answers' runs (or the cursor's run) as CSV, to a path the operator confirms."""
+        """Export the marked answers (or, with none marked, the cursor's run) as CSV, to a path the
+        operator confirms."""
         current = self.current_id()
-        ids = list(dict.fromkeys(r.run_id for r in self.marked_rows())) or ([current] if current else [])
+        marked = self.marked_rows()
+        answers = [r.response_id for r in marked]
+        ids = list(dict.fromkeys(r.run_id for r in marked)) or ([current] if current else [])
         if not ids:
             self.notify("No runs to export yet.")
             return
-        from core.settings import data_dir
+        from app.outputs import outputs_dir, stamped
         from tui.screens.export import ExportScreen
 
-        stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
-        default = data_dir() / "exports" / f"prefscope-runs-{stamp}.csv"
+        # suggested in the outputs folder (`prefscope paths`); the dialog creates it when written
+        default = outputs_dir(self.workbench.settings) / stamped("prefscope-runs", ".csv")
 
         def chosen(path) -> None:
             if path is None:
                 return
             try:
-                n = self.workbench.export_runs(ids, path)
+                n = self.workbench.export_runs(ids, path, response_ids=answers)
             except (OSError, ValueError) as exc:
                 self.notify(terminal_safe(f"could not write {path}: {exc}"), severity="error", timeout=8, markup=False)
                 return

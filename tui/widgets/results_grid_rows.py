@@ -46,11 +46,12 @@ class GroupHeader:
 
 
 #: What ``g`` cycles through: the factors rows are grouped by.
+#: What ``g`` cycles through, most asked first: one press gives "by model".
 GROUPINGS: list[tuple[str, ...]] = [
     (),
+    ("model",),
     ("batch",),
     ("batch", "model"),
-    ("model",),
     ("query",),
     ("method",),
     ("context",),
@@ -84,21 +85,30 @@ def score_labels(columns: list[ScoreColumn]) -> dict[ScoreColumn, str]:
 
 
 def columns_for(score_columns: list[ScoreColumn], run_ids: dict[str, str]) -> list[Column]:
-    """The fixed columns, then one per score column. ``run_ids``: full id → short form."""
-    fixed = [
+    """The run and the model, then one column per score, then the case's columns. Scores come
+    before the long ids (users, queries, batches) so a narrow screen still shows them.
+    ``run_ids``: full id → short form."""
+    labels = score_labels(score_columns)
+    scores = [Column(labels[c].lower(), labels[c], _score_of(c), score=c) for c in score_columns]
+    return [
         Column("run", "run", lambda r: run_ids.get(r.run_id, r.run_id)),
-        Column("batch", "batch", lambda r: r.batch),
+        Column("model", "model", lambda r: r.model),
+        *scores,
         Column("user", "user", lambda r: r.user_id),
         Column("query", "query", lambda r: f"{r.query_id} {r.query_kind}"),
         Column("E", "E", lambda r: f"E{r.expression_type}" if r.expression_type else ""),
-        Column("model", "model", lambda r: r.model),
         Column("method", "method", lambda r: r.method),
-        Column("context", "context", lambda r: r.context),
+        Column("context", "context", _context),
         Column("status", "status", lambda r: r.status),
+        Column("batch", "batch", lambda r: r.batch),
     ]
-    labels = score_labels(score_columns)
-    scores = [Column(labels[c].lower(), labels[c], _score_of(c), score=c) for c in score_columns]
-    return fixed + scores
+
+
+def _context(row: GridRow) -> str:
+    """The context with PrefEval's inter turns in front when it has them (``68 · prefeval-turns``):
+    the depth is the case's main factor there, a cell cut at the screen's edge keeps the number
+    whole, and the filter (a substring) still finds the context's name."""
+    return row.context if row.turns is None else f"{row.turns} · {row.context}"
 
 
 def _score_of(column: ScoreColumn) -> Callable[[GridRow], Value]:

@@ -1,6 +1,6 @@
-"""The run bar: what to run — user, query, expression type, context (+ seed, or inter turns for a
-context that takes them), method, models, judge, and whether to force a context larger than a
-model's window.
+"""The run bar: what to run — user, query, expression type, context (+ seed, inter turns for a
+context that takes them, or session ids for ``custom``), method, models, judge, and whether to
+force a context larger than a model's window.
 
 It only holds choices and reports them (``choices()``; ``UserChosen`` and ``Changed`` when the
 operator changes one); the screen turns them into a RunSpec. Three compact rows (four on a narrow
@@ -9,10 +9,14 @@ height.
 
 A user of a benchmark starts from its profile (:mod:`core.run.profile`: context, turns, method,
 judge), named by the "profile" button (pressed: back to it; marked * when a choice differs). A
-choice shown otherwise than the profile (or the defaults) gives — the operator's, or a re-opened
-run's — stays when another user is chosen, as an option given on the command line wins over the
-profile; the others follow the new user's profile, or prefscope's defaults for a user of no
-benchmark.
+choice the operator made otherwise than the profile (or the defaults) gives stays when another
+user is chosen, as an option given on the command line wins over the profile; the others follow
+the new user's profile, or prefscope's defaults for a user of no benchmark. What a re-opened run
+set (its context, method, judge, seed, models …) belongs to that run: another user starts clean.
+
+Models: a re-opened run shows its models, but only those that can run here arm ``ctrl+r``
+(``imported:*`` answers were recorded elsewhere: :func:`runnable`); with none of them, the
+operator's models (or the configured ones) stay.
 """
 
 from __future__ import annotations
@@ -39,11 +43,29 @@ from tui.user_index import UserIndex
 if TYPE_CHECKING:
     from core.benchmark import Benchmark
 
-#: Context configurations offered in the picker: (name, label) of those with a picker label (not
-#: "custom", which needs session ids).
+#: Context configurations offered in the picker: (name, label) of those with a picker label. A
+#: label names the filler a context adds, never a total: the prompt's size is on the estimate line.
 CONTEXTS = [(c.name, c.picker_label) for c in CONFIGS.values() if c.picker_label]
+CONTEXT_TOOLTIP = (
+    "The history the model sees. +35K: filler tokens added around the user's own sessions; "
+    "the line below shows the prompt's real size"
+)
 #: The choices a profile sets, and the run bar's widget for each.
 PROFILE_WIDGETS = {"context": "rb-context", "turns": "rb-turns", "method": "rb-method", "judge": "rb-judge"}
+#: Providers whose answers were recorded elsewhere and are never generated here.
+RECORDED_PROVIDERS = {"imported"}
+#: The choices a re-opened run sets besides the profile's and the models, with their defaults.
+RUN_DEFAULTS = {"rb-seed": "0", "rb-force": False, "rb-sessions": ""}
+
+
+def runnable(model_id: str) -> bool:
+    """Whether ctrl+r can call this model (``imported:*`` answers cannot be generated again)."""
+    return model_id.partition(":")[0] not in RECORDED_PROVIDERS
+
+
+def session_ids(text: str) -> list[str]:
+    """The custom context's sessions as typed: ids separated by commas or spaces, in order."""
+    return [s for s in text.replace(",", " ").split() if s]
 
 
 #: Characters of a query entry in the picker (one line each; the highlighted one shows its whole text).
@@ -65,6 +87,8 @@ class Choices:
     filler_pool: str = ""
     #: Inter turns, for a context that takes them (None: not set).
     turns: int | None = None
+    #: The custom context's session ids, in order (ignored by the other contexts).
+    sessions: tuple[str, ...] = ()
 
     def spec(self) -> RunSpec | None:
         """The run these choices describe; None until a user, a query and a model are chosen."""
@@ -82,6 +106,7 @@ class Choices:
             force=self.force,
             filler_pools=[self.filler_pool] if self.filler_pool else None,
             turns=self.turns,
+            method_options={"session_ids": list(self.sessions)} if self.context == "custom" and self.sessions else {},
         )
 
 
@@ -147,9 +172,10 @@ class RunBar(Vertical):
     RunBar #rb-method { width: 24; }
     RunBar #rb-judge { width: 22; }
     RunBar #rb-seed, RunBar #rb-turns { width: 10; margin-right: 1; }
-    RunBar #rb-turns { display: none; }
-    RunBar.takes-turns #rb-turns { display: block; }
-    RunBar.takes-turns #rb-seed { display: none; }
+    RunBar #rb-sessions { width: 1fr; min-width: 12; margin-right: 1; }
+    RunBar #rb-turns, RunBar #rb-sessions { display: none; }
+    RunBar.takes-turns #rb-turns, RunBar.takes-sessions #rb-sessions { display: block; }
+    RunBar.takes-turns #rb-seed, RunBar.takes-sessions #rb-seed { display: none; }
     RunBar #rb-profile { display: none; max-width: 30; text-wrap: nowrap; text-overflow: ellipsis; }
     RunBar.with-profile #rb-profile { display: block; }
     RunBar #rb-filler { width: 38; }
@@ -171,7 +197,16 @@ class RunBar(Vertical):
         self.models = list(models)
         self._judges = judges
         self._default_judge = default_judge if default_judge in judges else (judges[0] if judges else "")
-        self._from_code = False
+        #: The choices as the screen knows them: set from code, or last reported by ``Changed``.
+        self._known: Choices | None = None
+        #: The models the operator picked (ctrl+o), else the configured ones: what a re-opened
+        #: run's models give way to when another user is chosen.
+        self._own_models = list(models)
+        #: What a re-opened run set: widget id -> value (its models under "models"), and the
+        #: profile's choices as shown then. A value still shown as the run set it is the run's,
+        #: not the operator's.
+        self._from_run: dict[str, Any] = {}
+        self._run_profile: dict[str, Any] = {}
         self._bundle: UserBundle | None = None  # whose queries the query picker lists
         #: The benchmark whose profile the user started from (None: prefscope's defaults), the
         #: configured judge (a judge model makes a profile's LLM judge), and the values the profile
@@ -208,6 +243,7 @@ class RunBar(Vertical):
                     id="rb-context",
                     allow_blank=False,
                     compact=True,
+                    tooltip=CONTEXT_TOOLTIP,
                 )
                 yield Input(
                     "0",
@@ -224,6 +260,13 @@ class RunBar(Vertical):
                     type="integer",
                     compact=True,
                     tooltip="Inter turns after the preference (N turns: the pool's first 2N messages; empty: none)",
+                )
+                yield Input(
+                    "",
+                    placeholder="session ids, comma-separated",
+                    id="rb-sessions",
+                    compact=True,
+                    tooltip="The custom context's sessions, in the order given (the timeline lists their ids)",
                 )
                 yield Select([("filler: default", "")], value="", id="rb-filler", allow_blank=False, compact=True)
             with Horizontal(id="rb-row3"):
@@ -252,8 +295,12 @@ class RunBar(Vertical):
     def _models_label(self) -> str:
         return f"models {len(self.models)}"
 
-    def set_models(self, models: list[str]) -> None:
+    def set_models(self, models: list[str], *, own: bool = True) -> None:
+        """Show ``models``; ``own``: the operator's (or configured) choice, not a re-opened run's."""
         self.models = list(models)
+        if own:
+            self._own_models = list(models)
+            self._from_run.pop("models", None)
         self.query_one("#rb-models", Button).label = self._models_label()
         self.query_one("#rb-models", Button).tooltip = "Models: " + ", ".join(self.models) + " (ctrl+o to change)"
 
@@ -280,16 +327,13 @@ class RunBar(Vertical):
 
     @contextlib.contextmanager
     def setting_from_code(self) -> Iterator[None]:
-        """Choices set inside are not the operator's: no ``Changed`` for them (their change events
-        arrive after this block, so the flag is lowered only after the next refresh)."""
-        self._from_code = True
+        """Choices set inside are not the operator's: no ``Changed`` for them. Their change
+        events arrive later, after any number of refreshes (a re-opened run mounts its panes
+        meanwhile), so what they are compared with is the choices as this block left them."""
         try:
             yield
         finally:
-            self.call_after_refresh(self._end_from_code)
-
-    def _end_from_code(self) -> None:
-        self._from_code = False
+            self._known = self.choices()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
@@ -330,10 +374,13 @@ class RunBar(Vertical):
     @on(Checkbox.Changed, "#rb-force")
     @on(Input.Changed, "#rb-seed")
     @on(Input.Changed, "#rb-turns")
+    @on(Input.Changed, "#rb-sessions")
     def _choice_changed(self) -> None:
         self._show_turns()
         self._show_profile()
-        if not self._from_code:
+        now = self.choices()
+        if now != self._known:
+            self._known = now
             self.post_message(self.Changed())
 
     @on(Select.Changed, "#rb-judge")
@@ -360,12 +407,27 @@ class RunBar(Vertical):
 
     def use_profile(self, benchmark: Benchmark | None, judge_setting: str | None) -> None:
         """Start from ``benchmark``'s profile (None: prefscope's defaults), keeping the choices the
-        operator changed (a newly chosen user)."""
-        keep = self._operators()
+        operator changed (a newly chosen user); what a re-opened run set is dropped."""
+        run = self._run_profile
+        keep = {k: v for k, v in self._operators().items() if k not in run or run[k] != v}
+        self._forget_run()
         self._judge_setting = judge_setting
         self._benchmark = benchmark
         self._base = self._resolve(benchmark, {}).values()
         self._set(self._resolve(benchmark, keep))
+
+    def _forget_run(self) -> None:
+        """The re-opened run's seed, force, sessions and models give way to the defaults / the
+        operator's own, unless the operator changed them since."""
+        with self.setting_from_code():
+            for widget_id, default in RUN_DEFAULTS.items():
+                widget = self.query_one(f"#{widget_id}")
+                shown = widget.value if isinstance(widget, Input | Checkbox) else None
+                if widget_id in self._from_run and shown == self._from_run[widget_id]:
+                    self.set_value(widget_id, default)
+        if self._from_run.get("models") == self.models:
+            self.set_models(self._own_models)
+        self._from_run, self._run_profile = {}, {}
 
     def back_to_profile(self) -> None:
         """Every choice back to the profile's (or prefscope's defaults): the profile button."""
@@ -404,7 +466,9 @@ class RunBar(Vertical):
         button.tooltip = safe_text("\n".join(lines))
 
     def _show_turns(self) -> None:
-        self.set_class(takes_turns(self._context_value()), "takes-turns")
+        context = self._context_value()
+        self.set_class(takes_turns(context), "takes-turns")
+        self.set_class(context == "custom", "takes-sessions")
 
     def _context_value(self) -> str:
         value = self.query_one("#rb-context", Select).value
@@ -437,19 +501,26 @@ class RunBar(Vertical):
         if types:
             expr.value = types[-1]
 
-    def set_filler_pools(self, choices) -> None:
+    def set_filler_pools(self, choices, *, keep: bool = False) -> None:
         """Offer the stored filler pools (``storage.fillers.PoolChoices``); the first entry is the
-        user's default, named by its pools, so the prompt's provenance is visible before a run."""
+        user's default for the current context, named by its pools, so the prompt's provenance is
+        visible before a run (a default pool not imported yet says so). ``keep``: the pool the
+        operator picked stays chosen when still offered (another context), else the default."""
         select = self.query_one("#rb-filler", Select)
+        stored = {p.id for p in choices.pools}
+        missing = [p for p in choices.default if p not in stored]
         default = ", ".join(choices.default) or "none"
-        self.filler_labels = [(f"filler: {default} (default)", "")]
+        note = ", not imported" if missing else ""
+        self.filler_labels = [(f"filler: {default} (default{note})", "")]
         self.filler_labels += [(f"filler: {p.id} ({p.sessions} sessions)", p.id) for p in choices.pools]
+        chosen = select.value if keep and select.value in stored else ""
         with self.setting_from_code():
             options = [(safe_text(label), value) for label, value in self.filler_labels]
             select.set_options(options)
-            select.value = ""
+            select.value = chosen
             # The value may not change ("" before and after), so the shown label is set here.
-            select.query_one("SelectCurrent").update(options[0][0])  # type: ignore[attr-defined]
+            shown = next(label for label, value in options if value == chosen)
+            select.query_one("SelectCurrent").update(shown)  # type: ignore[attr-defined]
         select.tooltip = "Where filler sessions come from (the plan and exports name the pools used)"
 
     def set_value(self, widget_id: str, value) -> bool:
@@ -475,18 +546,31 @@ class RunBar(Vertical):
 
     def apply_spec(self, spec) -> bool:
         """Show a stored run's choices (``core.run.spec.RunSpec``; its user must already be set);
-        False when its method is not offered any more."""
-        self.set_value("rb-query", spec.query_id)
-        self.set_value("rb-expression", spec.expression_type)
-        self.set_value("rb-context", spec.context)
-        self.set_value("rb-seed", spec.seed)
-        self.set_value("rb-turns", "" if spec.turns is None else spec.turns)
-        method_offered = self.set_value("rb-method", spec.method)
-        self.set_value("rb-judge", spec.judges[0] if spec.judges else "")
-        self.set_value("rb-force", spec.force)
-        self.set_value("rb-filler", spec.filler_pools[0] if spec.filler_pools and len(spec.filler_pools) == 1 else "")
-        self.set_models([m.id for m in spec.models])
-        return method_offered
+        False when its method is not offered any more. Its models arm ctrl+r only if they can run
+        here; recorded ones (``imported:*``) leave the operator's models in place."""
+        values = {
+            "rb-query": spec.query_id,
+            "rb-expression": spec.expression_type,
+            "rb-context": spec.context,
+            "rb-seed": str(spec.seed),
+            "rb-turns": "" if spec.turns is None else str(spec.turns),
+            "rb-sessions": ", ".join(spec.method_options.get("session_ids") or []),
+            "rb-method": spec.method,
+            "rb-judge": spec.judges[0] if spec.judges else "",
+            "rb-force": spec.force,
+            "rb-filler": spec.filler_pools[0] if spec.filler_pools and len(spec.filler_pools) == 1 else "",
+        }
+        offered = {widget_id: self.set_value(widget_id, value) for widget_id, value in values.items()}
+        self._from_run = {w: v for w, v in values.items() if offered[w]}
+        shown = self._values()
+        self._run_profile = {k: shown[k] for k, w in PROFILE_WIDGETS.items() if offered[w]}
+        models = [m.id for m in spec.models if runnable(m.id)]
+        if models:
+            self.set_models(models, own=False)
+            self._from_run["models"] = models
+        else:
+            self.set_models(self._own_models, own=False)
+        return offered["rb-method"]
 
     def choices(self) -> Choices:
         def val(sel_id: str):
@@ -495,6 +579,7 @@ class RunBar(Vertical):
 
         seed_text = self.query_one("#rb-seed", Input).value.strip()
         turns_text = self.query_one("#rb-turns", Input).value.strip()
+        sessions_text = self.query_one("#rb-sessions", Input).value
         context = val("#rb-context") or DEFAULT_CONTEXT
         return Choices(
             user_id=val("#rb-user"),
@@ -508,4 +593,5 @@ class RunBar(Vertical):
             force=self.query_one("#rb-force", Checkbox).value,
             filler_pool=val("#rb-filler") or "",
             turns=int(turns_text) if turns_text.isdigit() and takes_turns(context) else None,
+            sessions=tuple(session_ids(sessions_text)) if context == "custom" else (),
         )

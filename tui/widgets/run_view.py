@@ -26,6 +26,7 @@ from tui.bridge import EngineBridge, EngineEvent, TokensPending
 from tui.quiet_gc import quiet_gc
 from tui.safe_text import safe_text
 from tui.widgets.response_pane import ResponsePane
+from tui.widgets.run_bar import runnable
 from tui.widgets.worker_errors import notify_if_failed, store_or_notify
 
 #: (model id, response id, judgment) as the Judges tab lists them
@@ -94,7 +95,15 @@ class RunView(Vertical):
             self.call_after_refresh(self.panes[0].focus)
         self._run_engine(spec, plan)
 
-    def _shown(self, spec: RunSpec, plan, bundle, *, run_id: str | None, stored) -> None:
+    async def clear(self) -> None:
+        """Show no run (another user was chosen: the last one's answers are not theirs)."""
+        self._shown(None, None, None, run_id=None, stored=None)
+        await self.query_one("#panes", Horizontal).remove_children()
+        await self.query_one("#pane-tabs", Tabs).clear()
+        self.panes = []
+        self._pane_by_response.clear()
+
+    def _shown(self, spec: RunSpec | None, plan, bundle, *, run_id: str | None, stored) -> None:
         self.spec, self.plan, self.bundle = spec, plan, bundle
         self.run_id, self.stored_run, self.handle = run_id, stored, None
         self.final_texts = {}
@@ -242,6 +251,11 @@ class RunView(Vertical):
         pane = self.focused_pane()
         if pane is None or self.spec is None or self.plan is None:
             self.notify("Focus a finished pane to retry it.")
+            return
+        if not runnable(pane.model_id):
+            self.notify(
+                terminal_safe(f"{pane.model_id} is a recorded answer: it cannot be generated again"), markup=False
+            )
             return
         if self.running:
             self.notify("Wait for the run to finish before retrying a pane.", severity="warning")

@@ -1,8 +1,9 @@
 """The Runs tab: the results grid of every stored answer, with a filter box above it.
 
 The grid (:mod:`tui.widgets.results_grid`) holds the keys; typing in the filter box narrows its
-rows (``model:oracle alignment:>=4``, or plain words); ``enter`` or ``down`` there goes to the
-grid, ``f`` on the grid back to the box; ``d`` opens the diagnosis funnel of the answers listed
+rows (``model:oracle alignment:>=4``, or plain words); ``enter``, ``down`` or ``esc`` there goes
+to the grid, ``f`` on the grid back to the box (the box takes the focus only so: see the focus
+model in :mod:`tui.screens.main`); ``d`` opens the diagnosis funnel of the answers listed
 (:mod:`tui.screens.funnel`; knowledge-probe runs left out: they are diagnosed with the run they
 probe), ``m`` a heatmap of their runs' scores over two factors (:mod:`tui.screens.heatmap`).
 Re-opening a run is the screen's (it resets the run bar, the panes and the tabs), so the grid
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Horizontal, Vertical
 from textual.timer import Timer
 from textual.widgets import Input
 
@@ -28,14 +29,26 @@ FILTER_HINT = (
 )
 
 
+def _names_another_user(term: str, user_id: str) -> bool:
+    """``user:maya`` names a user other than ``user_id`` (the filter matches ``user:`` values as
+    case-insensitive parts of the id: :func:`tui.widgets.results_grid_rows.row_filter`)."""
+    key, sep, wanted = term.lower().partition(":")
+    return bool(sep) and key == "user" and wanted not in user_id.lower()
+
+
 def _metric_name(kind: str, dimension: str) -> str:
     """A score column as ``prefscope report --metric`` names it."""
     return "accuracy" if (kind, dimension) == ("choice", "accuracy") else f"{kind}:{dimension}"
 
 
 class RunsView(Vertical):
+    # A compact input: one line, no border, focused or not (a bordered one-line box shows only
+    # its borders). It sits in a row of its own, so it is not the grid's sibling: Textual hands
+    # the focus of a widget being hidden to a visible sibling, and the box would take the grid's.
     DEFAULT_CSS = """
-    RunsView > Input { height: 1; border: none; padding: 0 1; background: $boost; }
+    RunsView > #runs-filter-row { height: 1; }
+    RunsView #runs-filter { padding: 0 1; background: $boost; }
+    RunsView #runs-filter:focus { background: $accent 25%; }
     RunsView > ResultsGrid { height: 1fr; }
     """
 
@@ -64,7 +77,8 @@ class RunsView(Vertical):
         self._filter_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
-        yield Input(placeholder=FILTER_HINT, id="runs-filter")
+        with Horizontal(id="runs-filter-row"):
+            yield Input(placeholder=FILTER_HINT, id="runs-filter", compact=True)
         yield ResultsGrid(self.workbench, id="runs-grid")
 
     @property
@@ -93,9 +107,19 @@ class RunsView(Vertical):
         self.query_one(Input).focus()
 
     def on_key(self, event) -> None:
-        if event.key == "down" and isinstance(self.app.focused, Input):
+        if event.key in ("down", "escape") and isinstance(self.app.focused, Input):
             event.stop()
             self.grid.focus()
+
+    def forget_other_users(self, user_id: str) -> None:
+        """Drop the filter's ``user:`` terms that do not match ``user_id`` (another user was chosen:
+        a filter naming the last one would hide the new one's runs)."""
+        box = self.query_one("#runs-filter", Input)
+        terms = box.value.split()
+        kept = [t for t in terms if not _names_another_user(t, user_id)]
+        if kept != terms:
+            box.value = " ".join(kept)
+            self._apply_filter(box.value)
 
     def listed(self) -> tuple[list[str], list[str]]:
         """The runs and answers the filter keeps (listed or past the grid's last row), in row

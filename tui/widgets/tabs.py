@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import TabbedContent, TabPane
+from textual.widgets import Input, TabbedContent, TabPane
 
 from tui.widgets.attributes_tab import AttributesView
 from tui.widgets.diagnosis_tab import DiagnosisView
@@ -61,23 +61,33 @@ class AnalysisTabs(Vertical):
                 yield DiagnosisView(self.workbench, id="diagnosis-view")
 
     def show_tab(self, name: str) -> None:
-        self.query_one(TabbedContent).active = f"tab-{name}"
+        """Show a tab. If the focus was in another tab it follows into this one: left in a tab
+        being hidden, Textual would hand it to a sibling (the Runs filter box), whose focus then
+        switches back to that tab."""
+        focused = self.screen.focused
+        if focused is not None and self in focused.ancestors and self.active != name:
+            self.focus_tab(name)
+        else:
+            self.query_one(TabbedContent).active = f"tab-{name}"
 
     def focus_tab(self, name: str) -> None:
         """Show the tab and put the focus on its first control, so its keys work at once."""
-        self.show_tab(name)
+        self.query_one(TabbedContent).active = f"tab-{name}"
         # The pane is displayed (and so focusable) only after the switch is laid out.
         self.call_after_refresh(self._focus_first, name)
 
     def _focus_first(self, name: str, attempts: int = 5) -> None:
         pane = self.query_one(f"#tab-{name}", TabPane)
         focused = self.screen.focused
-        if focused is not None and pane in focused.ancestors:
+        # Already inside, on a control (a text input is never a tab's first control: keys typed
+        # there would be its text).
+        if focused is not None and pane in focused.ancestors and not isinstance(focused, Input):
             return
         if name == "runs":  # the grid, not its filter box: enter then opens the answer's run
             self.runs.grid.focus()
         else:
-            first = next((w for w in self.screen.focus_chain if pane in w.ancestors), None)
+            chain = [w for w in self.screen.focus_chain if pane in w.ancestors]
+            first = next((w for w in chain if not isinstance(w, Input)), chain[0] if chain else None)
             if first is not None:
                 first.focus()
         # A busy app may lay the switch out a refresh later, and hiding the old tab's focused

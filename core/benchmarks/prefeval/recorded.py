@@ -49,6 +49,11 @@ def users_file(root: Path) -> Path:
     return root / _TOPIC_FILE
 
 
+def filler_file(root: Path) -> Path:
+    """PrefEval's inter-turn pool: its users' contexts draw on it (``prefeval-turns``, the profile's)."""
+    return root / "filtered_inter_turns.json"
+
+
 def results_path(root: Path) -> Path:
     """The recorded answers (a results folder :mod:`core.results` reads)."""
     return root / "SFT"

@@ -79,7 +79,7 @@ def test_no_target_preference_is_a_verdict_not_a_parse_failure():
     by = {j.dimension: j for j in judgments}
     assert list(by) == ["awareness", "alignment", "quality"]
     assert all(
-        j.parse_ok and j.error is None and j.prompt_version == VERSION == "heuristic-lexical-v5" for j in judgments
+        j.parse_ok and j.error is None and j.prompt_version == VERSION == "heuristic-lexical-v6" for j in judgments
     )
     for d in ("awareness", "alignment"):
         assert by[d].score is None and by[d].extra == {"not_applicable": True}

@@ -11,7 +11,7 @@ import pytest
 from core.formats import load_path
 from core.plan import Message
 from core.providers import available_models, check_model_name
-from core.providers import demo_text as dt
+from core.providers import demo_phrases as dp
 from core.providers.base import ModelSpec
 from core.providers.demo import DemoProvider
 from core.settings import DEFAULT_DEMO_MODELS
@@ -86,7 +86,8 @@ async def test_violator_falls_back_to_recommending_the_disliked_side(sample, unp
     for q in priya.queries:
         q.meta.pop("reference_answers", None)
     finished, judged = await run_case(priya, "p1-open", ["demo:violator", "demo:oracle"], ["demo:heuristic"])
-    assert "walkthroughs" in finished["demo:violator"].text  # "Refuses … (Loom walkthroughs, …)"
+    # "Refuses async recorded video updates (Loom walkthroughs, …) from clients and collaborators"
+    assert "Make a point of trying async recorded video updates from clients" in finished["demo:violator"].text
     alignment = {m: next(j for j in js if j.dimension == "alignment") for m, js in judged.items()}
     assert "rules out" in alignment["demo:violator"].rationale
     assert (alignment["demo:violator"].score or 0) < (alignment["demo:oracle"].score or 0)
@@ -107,21 +108,40 @@ def test_the_violator_is_listed_but_not_a_default():
 
 
 @pytest.mark.parametrize(
-    "question, expected",
+    "question, topic, place",
     [
-        # "batch-cook" and "sketch" sit where verbs go; "plan" is what the question is about.
+        (
+            "I'll be visiting Rome soon. What are some must-try local restaurants you'd recommend for me? "
+            "(Please respond within 300 words.)",
+            "must-try local restaurants",
+            "Rome",
+        ),
+        (
+            "I'm visiting New Orleans next month. What are some must-try local dishes?",
+            "must-try local dishes",
+            "New Orleans",
+        ),
+        ("Can you suggest some excellent dining options for me in Barcelona?", "excellent dining options", "Barcelona"),
+        ("I'm going to Thailand next month. What street foods should I definitely try?", "street foods", "Thailand"),
+        ("Where should I eat when visiting Beverly Hills?", "places to eat", "Beverly Hills"),
+        # "batch-cook" and "sketch" sit where verbs go; a meal plan is what the question is about.
         (
             "I've got four days off and I want to batch-cook properly. Can you sketch out a meal plan for me?",
-            ["plan"],
+            "a meal plan",
+            None,
         ),
-        ("Some friends from uni want to meet on Otley Chevin this spring. How should I organise it?", ["Chevin"]),
-        ("I want to pick up some basic Spanish before I go. What's the best way?", ["Spanish"]),
+        (
+            "Some friends from uni want to meet on Otley Chevin this spring. How should I organise it?",
+            None,
+            "Otley Chevin",
+        ),
     ],
 )
-def test_generator_keywords_are_nouns_and_names_keep_their_capitals(question, expected):
-    found = dt.keywords(question, 3)
-    assert set(expected) <= set(found), found
-    assert not {"batch-cook", "sketch", "otley", "chevin", "basic"} & set(found)
+def test_generator_reads_whole_noun_phrases_and_places_as_written(question, topic, place):
+    """A template gets a phrase as the question wrote it, or none: never a single word torn out of
+    it ("Orleans", "the words" from "within 300 words")."""
+    read = dp.read_question(question)
+    assert (read.intent, read.topic, read.place) == ("advice", topic, place)
 
 
 async def test_generator_sentences_use_keywords_as_nouns():

@@ -94,6 +94,13 @@ def test_two_values_of_a_factor_in_one_batch_match_scipy_mcnemar(db):
     assert got["unpaired_a"] == len(set(a) - keys) and got["unpaired_b"] == len(set(b) - keys)
 
 
+def test_a_factor_over_two_batches_uses_both_batches(db):
+    """`--batch` twice: the runs of either batch (the second used to replace the first silently)."""
+    got = compare_json(db, "model=demo:forgetful", "model=demo:oracle", "--batch", "forgetful", "--batch", "oracle")
+    alone = compare_json(db, "forgetful", "oracle")  # the same pairs, named by batch
+    assert got["n"] == alone["n"] > 10 and got["mean_diff"] == pytest.approx(alone["mean_diff"])
+
+
 def test_the_printed_summary_and_the_pairs_csv(db, tmp_path):
     out = CliRunner().invoke(
         main, ["--db", db, "compare", "forgetful", "oracle", "--csv", str(tmp_path / "p.csv")],

@@ -152,3 +152,16 @@ def test_imported_prefeval_answers_without_a_probe_say_so(tmp_path, unpaced_demo
         assert d["label"] == "applied" or d["label"] == "undetermined: no probe"
         known = next(s for s in d["steps"] if s["name"] == "known")
         assert known["status"] == "unknown" and "probes need a model" in known["evidence"]
+
+
+def test_a_batch_without_an_expression_type_finds_the_gold_evidence_its_context_used(db):
+    """A cell asked without --expression stores none; its context used the user's most implicit
+    type, and the diagnosis reads that type's evidence (it said "the data marks no gold evidence")."""
+    cli(
+        db, "batch", "--name", "noexpr", "--user", "maya", "--query-kind", "open", "--context", "normal",
+        "--model", "demo:oracle", "--judge", "demo:heuristic", "--yes",
+    )  # fmt: skip
+    cases = diagnose_json(db, "--batch", "noexpr")
+    assert cases
+    steps = [s for c in cases for s in c["steps"] if s["name"] == "in context"]
+    assert len(steps) == len(cases) and all(s["status"] == "pass" for s in steps), steps[:2]

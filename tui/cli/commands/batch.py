@@ -24,7 +24,7 @@ from tui.cli.common import (
     open_workbench,
     stoppable,
     unpaced_demo_models,
-    user_of,
+    user_ids_of,
 )
 
 COMMAND = CommandInfo(
@@ -44,7 +44,21 @@ CONFIRM_TOKENS = 5_000_000
 
 
 def _grid(
-    grid_path, name, users, queries, kinds, expressions, contexts, methods, models, seeds, judges, k, runs, per_provider
+    grid_path,
+    name,
+    users,
+    queries,
+    kinds,
+    expressions,
+    contexts,
+    turns,
+    methods,
+    models,
+    seeds,
+    judges,
+    k,
+    runs,
+    per_provider,
 ):
     from core.run.grid import GridError, load_grid, parse_grid
 
@@ -69,12 +83,15 @@ def _grid(
         "query_kinds": list(kinds),
         "expression_types": list(expressions),
         "contexts": list(contexts),
+        "turns": list(dict.fromkeys(turns)),
         "methods": list(methods),
         "models": list(models),
         "seeds": list(seeds),
         "judges": list(judges),
     }
     data = {**base, **{key: v for key, v in flags.items() if v}}
+    if turns:
+        data["contexts"] = _contexts_for_turns(data.get("contexts"), given=bool(contexts))
     if k is not None:
         data.setdefault("method_options", {})["k"] = k
     conc = dict(data.get("concurrency") or {})
@@ -89,6 +106,24 @@ def _grid(
         return parse_grid(data, "invalid grid")
     except GridError as exc:
         raise click.ClickException(str(exc)) from None
+
+
+def _contexts_for_turns(contexts: list[str] | None, *, given: bool) -> list[str]:
+    """The contexts a ``--turns`` sweep runs in: the ones given (flag, else the grid file), at
+    least one of which must take turns; none given: PrefEval's ``prefeval-turns``."""
+    from core.history.configs import CONFIGS
+    from core.run.profile import takes_turns
+
+    if not contexts:
+        return ["prefeval-turns"]
+    if not any(takes_turns(c) for c in contexts):
+        names = " or ".join(c.name for c in CONFIGS.values() if c.takes_turns)
+        where = "--context" if given else "the grid file's contexts"
+        raise click.ClickException(
+            f"--turns goes with --context {names} (got {where}: {', '.join(contexts)}); "
+            "add --context prefeval-turns, or leave --context out"
+        )
+    return contexts
 
 
 def _sweep(grid, depths, repeats, temperature):
@@ -155,7 +190,13 @@ def _confirm(est, yes: bool, usd: float, tokens: int) -> None:
 @click.option(
     "--name", default=None, help="Batch name (resume key). Default: the grid file's stem or a hash of the cells."
 )
-@click.option("--user", "users", multiple=True, help="User id (repeatable; default every user).")
+@click.option(
+    "--user",
+    "users",
+    multiple=True,
+    help="User id, unique prefix or pattern such as 'prefeval-*' (repeatable; default every user; "
+    "grid files' users take patterns too).",
+)
 @click.option("--query", "queries", multiple=True, help="Query id (repeatable; default every query).")
 @click.option(
     "--query-kind", "kinds", multiple=True, type=click.Choice(["open", "mcq", "tf"]), help="Only these query kinds."
@@ -164,6 +205,15 @@ def _confirm(est, yes: bool, usd: float, tokens: int) -> None:
     "--expression", "expressions", multiple=True, type=click.IntRange(1, 4), help="Expression type 1-4 (repeatable)."
 )
 @click.option("--context", "contexts", multiple=True, help="Context configuration (repeatable).")
+@click.option(
+    "--turns",
+    "turns",
+    multiple=True,
+    type=click.IntRange(0),
+    help="prefeval-turns context: N inter turns of PrefEval's pool after the preference, PrefEval's main axis "
+    "(repeatable: a sweep, e.g. --turns 0 --turns 10 --turns 100; without --context it sets --context "
+    "prefeval-turns; grid file: turns = [...]).",
+)
 @click.option("--method", "methods", multiple=True, help="Prompting method (repeatable).")
 @click.option("--model", "models", multiple=True, help="Model id (repeatable), e.g. demo:generic.")
 @click.option("--seed", "seeds", multiple=True, type=int, help="Seed (repeatable).")
@@ -246,6 +296,7 @@ def batch(
     kinds,
     expressions,
     contexts,
+    turns,
     methods,
     models,
     seeds,
@@ -291,6 +342,7 @@ def batch(
         kinds,
         expressions,
         contexts,
+        turns,
         methods,
         models,
         seeds,
@@ -308,8 +360,8 @@ def batch(
     grid = _sweep(grid, depths, repeats, temperature)
     workbench = open_workbench(ctx.obj, sample_data=False)
     unpaced_demo_models(workbench)
-    if grid.users != "*":  # full ids or unique prefixes, like every command
-        grid = grid.model_copy(update={"users": [user_of(workbench, u).user.id for u in grid.users]})
+    if grid.users != "*":  # full ids, unique prefixes or patterns (prefeval-*), like every command
+        grid = grid.model_copy(update={"users": user_ids_of(workbench, grid.users)})
     check_models(workbench.settings, [m.id for m in grid.models])
     try:
         workbench.check_filler_pools(grid.filler_pools)

@@ -105,7 +105,11 @@ def write_pairs_csv(result, path, protect, force) -> None:
 @click.command("compare")
 @click.argument("a")
 @click.argument("b")
-@click.option("--batch", default=None, help="With FACTOR=VALUE sides: only the runs of this batch.")
+@click.option(
+    "--batch",
+    multiple=True,
+    help="With FACTOR=VALUE sides: only the runs of this batch (repeatable: of these batches).",
+)
 @click.option("--metric", default=None, help="kind:dimension, e.g. rubric:alignment or accuracy (default: what fits).")
 @click.option(
     "--judge", default=None, help="The judge whose scores to compare (judge model or source) when several scored."

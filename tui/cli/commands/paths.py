@@ -1,4 +1,4 @@
-"""`prefscope paths`: where the database, config file, data directory and embedders are."""
+"""`prefscope paths`: where the database, config file, data directory, embedders and outputs are."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from tui.cli.common import root_obj
 
 COMMAND = CommandInfo(
     name="paths",
-    help="Print where the database, config and cache live.",
+    help="Print where the database, config, cache and outputs folder live.",
     examples=("prefscope paths", "PREFSCOPE_CONFIG=~/lab.toml prefscope paths"),
     writes=False,
     order=90,
@@ -21,17 +21,21 @@ COMMAND = CommandInfo(
 @click.command()
 @click.pass_context
 def paths(ctx: click.Context) -> None:
-    """Print where the database, config file and data directory are (also when the config file is
-    missing or invalid: that is when you need this)."""
+    """Print where the database, config file, data directory and outputs folder (f8 screenshots,
+    exports without a path) are; also when the config file is missing or invalid: that is when you
+    need this."""
+    from app.outputs import outputs_dir
     from core.history.onnx_export import cache_root
     from core.settings import Settings, SettingsError, config_path, data_dir, load_settings
 
     obj = root_obj(ctx)
     config = Path(obj.get("config") or config_path()).expanduser()
     try:
-        db, problem = Path(load_settings(obj.get("config"), db=obj.get("db")).db).expanduser(), None
+        settings, problem = load_settings(obj.get("config"), db=obj.get("db")), None
     except SettingsError as exc:
-        db, problem = Path(obj.get("db") or Settings().db).expanduser(), str(exc)
+        settings, problem = Settings(**({"db": obj["db"]} if obj.get("db") else {})), str(exc)
+    db = Path(settings.db).expanduser()
+    outputs = outputs_dir(settings)
     if not config.exists():
         named = obj.get("config") is not None  # by --config or PREFSCOPE_CONFIG
         state = "absent: no such file; other commands refuse to start until it exists" if named else "absent (defaults)"
@@ -42,6 +46,7 @@ def paths(ctx: click.Context) -> None:
         ("config", config, state),
         ("data dir", data_dir(), "exists" if data_dir().exists() else "not created yet"),
         ("embedders", cache_root(), "exists" if cache_root().exists() else "not created yet (make install fills it)"),
+        ("outputs", outputs, f"{'exists' if outputs.exists() else 'not created yet'}; f8 screenshots, exports"),
     ]
     for label, path, state in rows:  # plain lines: paths must stay whole for copy and paste
         click.echo(f"{label:<9} {path}  ({state})")

@@ -18,7 +18,7 @@ COMMAND = CommandInfo(
     help="Aggregate tables of stored runs (by model, method, context …).",
     examples=(
         "prefscope report --by model,expression_type",
-        "prefscope report --batch mybatch --metric accuracy --csv t.csv",
+        "prefscope report --batch 'imported:single_pref_remind/*' --figure turns --png turns.png",
     ),
     writes=False,
     order=200,
@@ -157,7 +157,11 @@ def report(
 ) -> None:
     """Aggregate tables: n, mean and bootstrap 95% CI by any factors (e.g. --by expression_type,model).
 
-    --csv / --png are written whole or not at all, never onto a database, and replace a file only with --force."""
+    --batch and --model take patterns (* matches any text, as `judge --label`): the report covers the
+    matching batches or models only, e.g. one imported file's runs. --csv / --png are written whole or
+    not at all, never onto a database, and replace a file only with --force."""
+    from dataclasses import replace
+
     from rich.console import Console
 
     from app.reports import ReportError, ReportRequest, report_tables
@@ -190,6 +194,7 @@ def report(
         judge_retest=judge_retest,
     )
     with reading(wb) as db:
+        request = replace(request, f=_patterns_expanded(db, f))
         try:
             tables = report_tables(db, request)
         except ReportError as exc:
@@ -223,6 +228,17 @@ def report(
         raise click.ClickException(str(exc)) from None
 
 
+def _patterns_expanded(db, f):
+    """The filter with its batch and model patterns replaced by what they match (one red line
+    for a pattern that matches nothing, never an empty report)."""
+    from app.reports import ReportError, with_patterns_expanded
+
+    try:
+        return with_patterns_expanded(db, f)
+    except ReportError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
 def _heatmap_report(wb, f, metric, factors, as_json: bool, csv_path, png_path, protect, force) -> None:
     """`report --heatmap`: each metric over two factors, in the terminal (or JSON), its long table
     as CSV, the panels as PNG."""
@@ -234,6 +250,7 @@ def _heatmap_report(wb, f, metric, factors, as_json: bool, csv_path, png_path, p
     from tui.safe_text import safe_text
 
     with reading(wb) as db:
+        f = _patterns_expanded(db, f)
         try:
             metrics, panels, tables = heatmap_tables(db, f, metric, factors, with_tables=as_json or bool(csv_path))
         except ReportError as exc:
@@ -267,7 +284,8 @@ def _diagnosis_report(wb, f, by: str | None, as_json: bool, csv_path, png_path, 
     from tui.safe_text import safe_text
 
     factors = [b.strip() for b in by.split(",") if b.strip()] if by else list(DEFAULT_FACTORS)
-    with reading(wb):  # streamed: one run's plan in memory at a time
+    with reading(wb) as db:  # streamed: one run's plan in memory at a time
+        f = _patterns_expanded(db, f)
         items = wb.iter_diagnoses(wb.answer_run_ids(f))
         table = funnel_table((i for i in items if not f.models or i[0].model in f.models), factors)
     if as_json:

@@ -44,22 +44,47 @@ def runs(obj, user, limit, as_json):
     out = Console(highlight=False)  # the terminal's width now (COLUMNS included)
     short = out.width < FULL_ID_WIDTH
     shown = workbench.short_run_ids([r.id for r in rows]) if short else {}
-    table = Table("run", "created", "user", "query", "E", "context", "method", "models", "status")
-    for column in table.columns[:2]:
-        column.no_wrap = True  # an id is useful only whole
-    for r in rows:
-        # Cells as Text: ids and model names are data, never markup.
-        cells = (
+    cells = [
+        [
             shown.get(r.id, r.id),
             r.created_at[:16].replace("T", " ") if not short else r.created_at[5:16].replace("T", " "),
             r.user_id,
             r.query_id,
-        )
-        cells += (str(r.expression_type or ""), r.context, r.method)
-        table.add_row(*(safe_cell(c) for c in cells), safe_cell(", ".join(r.models)), safe_cell(r.status))
+            str(r.expression_type or ""),
+            r.context,
+            r.method,
+            ", ".join(r.models),
+            r.status,
+        ]
+        for r in rows
+    ]
+    table = Table(*HEADERS)
+    for column in table.columns[:2]:
+        column.no_wrap = True  # an id is useful only whole
+    for row in _fitted(cells, out.width):
+        table.add_row(*(safe_cell(c) for c in row))  # Text cells: ids and model names are data, never markup
     out.print(table)
     if short and rows:
         out.print("[dim]run: short ids, accepted by every command (full ids: a wider terminal or --json)[/]")
+
+
+HEADERS = ("run", "created", "user", "query", "E", "context", "method", "models", "status")
+#: The columns cut from the middle when the table is wider than the terminal (user, query, models):
+#: a cut at the end shows `prefeval-travel_restaur…` on every row.
+CUT = (2, 3, 7)
+
+
+def _fitted(cells: list[list[str]], width: int) -> list[list[str]]:
+    """The rows with the user, query and model cells cut from the middle (distinct values stay
+    distinct, :func:`core.text.short_ids.fitted`) so the table fits ``width`` columns."""
+    from core.text.short_ids import fitted
+
+    widths = [max([len(h), *(len(r[i]) for r in cells)]) for i, h in enumerate(HEADERS)]
+    frame = 3 * len(HEADERS) + 1  # a border and a space each side of every cell
+    if sum(widths) + frame <= width:
+        return cells
+    room = width - frame - sum(w for i, w in enumerate(widths) if i not in CUT)
+    return fitted(cells, CUT, room, headers={i: len(HEADERS[i]) for i in CUT})
 
 
 #: Terminal width from which `runs` prints full run ids.

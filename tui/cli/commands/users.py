@@ -2,7 +2,9 @@
 
 Thousands of users: the listing is one SQL query (``storage.users.list_users``) and each row is one
 formatted line; the columns are sized once from the longest values. (A Rich table measured and
-rendered every cell of 20,000 rows: seconds.)
+rendered every cell of 20,000 rows: seconds.) Tokens are counted as `prefscope show` counts them,
+in one scan of the turns (``app.owner_tokens``); a database too large to count quickly, or no
+tokenizer offline, shows the characters / 4 estimate, labelled ``~t``.
 """
 
 from __future__ import annotations
@@ -35,41 +37,49 @@ Row = tuple[str, str, str, list[int]]
 @click.pass_context
 def users(ctx: click.Context, as_json: bool) -> None:
     """List imported users (and filler pools). Commands take a user id in full or any unique prefix."""
+    from app.owner_tokens import owner_tokens
+
     wb = open_data(ctx, must_exist=True)
     try:
         rows = wb.users()
         pools = wb.filler_pool_rows()
+        tokens = owner_tokens(wb)
     finally:
         wb.close()
     if as_json:
         # vars(): the dataclass's fields in order, as asdict gives them, without deep-copying each row.
-        doc = {"users": [vars(u) for u in rows], "filler_pools": [vars(p) for p in pools]}
+        doc = {
+            "users": [{**vars(u), "tokens": tokens.users.get(u.id, 0)} for u in rows],
+            "filler_pools": [{**vars(p), "tokens": tokens.pools.get(p.id, 0)} for p in pools],
+            "tokens_estimated": tokens.estimated,  # null: real counts, as `prefscope show` gives them
+        }
         click.echo(json.dumps(doc, indent=2, ensure_ascii=False))
         return
     out = Console(highlight=False)
     if not rows and not pools:
         out.print("No users yet. Import some: prefscope import PATH")
         return
+    unit = "~t" if tokens.estimated else "tokens"
     if rows:
+        counts = [[u.sessions, u.preferences, u.queries, u.attributes, tokens.users.get(u.id, 0)] for u in rows]
         _print_listing(
             out,
             f"{len(rows)} user{'s' * (len(rows) != 1)}",
-            _rows(
-                [
-                    (u.id, u.source, u.name, [u.sessions, u.preferences, u.queries, u.attributes, u.chars // 4])
-                    for u in rows
-                ]
-            ),
-            ["sess", "prefs", "qs", "attrs", "~t"],
+            _rows([(u.id, u.source, u.name, c) for u, c in zip(rows, counts)]),
+            ["sess", "prefs", "qs", "attrs", unit],
         )
     if pools:
         _print_listing(
             out,
             f"{len(pools)} filler pool{'s' * (len(pools) != 1)}",
-            _rows([(p.id, p.source, p.name, [p.sessions, p.chars // 4]) for p in pools]),
-            ["sess", "~t"],
+            _rows([(p.id, p.source, p.name, [p.sessions, tokens.pools.get(p.id, 0)]) for p in pools]),
+            ["sess", unit],
         )
-    out.print(Text("~t = characters / 4; `prefscope show USER` counts real tokens.", style="dim"))
+    if tokens.estimated:
+        note = f"~t = characters / 4 ({tokens.estimated}); `prefscope show USER` counts real tokens."
+    else:
+        note = "tokens as `prefscope show USER` counts them (each turn as a chat message)."
+    out.print(Text(note, style="dim"))
 
 
 def _rows(items: list[tuple[str, str, str, list[int]]]) -> list[Row]:

@@ -1,4 +1,5 @@
-"""The README's worked cost comparison is what the estimator computes from the price table."""
+"""The docs' worked cost comparison (how-to/paper-scale.md) is what the estimator computes from the
+price table."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import pytest
 
 from core.run.cost_scenarios import SCENARIOS, grid_cost
 
-README = Path(__file__).resolve().parents[3] / "README.md"
+README = Path(__file__).resolve().parents[3] / "docs" / "how-to" / "paper-scale.md"
 ROW = re.compile(r"^\| `(?P<model>[a-z]+:[^`]+)` \| \w+ \((?P<k>\d+)K\) \|(?P<cells>.*)\|$")
 
 
