@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from sqlite_utils import Database
 
 from core.formats.errors import FormatError
+from core.judges.aggregate import RECORDED_PREFIX
 from core.plan import Message, PromptPlan, PromptStep
 from core.providers.base import ModelSpec
 from core.results.model import ImportedAnswer, ResultsImport
@@ -273,3 +274,29 @@ def _insert_run(db: Database, run_id: str, a: ImportedAnswer, user_id: str, quer
             "updated_at": now,
         }
     )
+    _insert_recorded(db, run_id, run_id.replace("run-", "resp-", 1), a, now)
+
+
+def _insert_recorded(db: Database, run_id: str, response_id: str, a: ImportedAnswer, now: str) -> None:
+    """The scores the file recorded for the answer, as judgments of ``recorded:<judge>``: their own
+    source (``core.judges.aggregate.source_of``), never pooled with judgments prefscope makes."""
+    for r in a.recorded:
+        db.table("judgments").insert(
+            {
+                "run_id": run_id,
+                "response_id": response_id,
+                "kind": r.kind,
+                "dimension": r.dimension,
+                "score": r.score,
+                "scale_min": r.scale_min,
+                "scale_max": r.scale_max,
+                "rationale": r.rationale,
+                "raw": r.raw,
+                "parse_ok": int(r.score is not None),
+                "judge_model": f"{RECORDED_PREFIX}{r.judge}",
+                "prompt_version": "recorded",
+                "error": None if r.score is not None else f"the file recorded no usable score ({r.raw!r})",
+                "extra": json.dumps({"recorded": True, "file": a.source_file, **r.meta}, ensure_ascii=False),
+                "created_at": now,
+            }
+        )

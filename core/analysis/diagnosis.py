@@ -74,7 +74,7 @@ APPLIED_RULES: tuple[tuple[str, dict[str, float], str], ...] = (
     ("longmemeval", {"accuracy": 1}, "LongMemEval judge: correct"),
     ("locomo", {"f1": 0.5}, "LoCoMo F1 ≥ 0.5"),
 )
-_SOURCES = ("human", "llm", "parser", "heuristic")
+_SOURCES = ("human", "llm", "recorded", "parser", "heuristic")
 
 
 @dataclass(frozen=True)

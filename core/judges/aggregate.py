@@ -7,6 +7,8 @@ Rules every aggregate in prefscope follows (and these helpers enforce):
 - human judgments are a separate source (``source="human"``), compared with LLM ones through
   agreement statistics, not averaged with them;
 - parser scores (MCQ/TF answer parsers, LoCoMo F1) are their own source (``"parser"``);
+- recorded scores (imported with answers made elsewhere: a LongMemEval ``autoeval_label``, mem0's
+  ``llm_score`` …) are their own source (``"recorded"``), never pooled with judgments made here;
 - parse failures carry no score: they are counted (``failed``), never read as 0;
 - different judge models, prompt versions and dimensions are separate groups.
 
@@ -25,11 +27,14 @@ from typing import Any, Literal
 
 from core.metrics import bootstrap_ci, cohen_kappa, spearman
 
-Source = Literal["llm", "heuristic", "human", "parser"]
+Source = Literal["llm", "heuristic", "human", "parser", "recorded"]
 #: ``judge_model`` prefixes of the deterministic scorers (answer parsers, reference metrics such as
 #: ``parser:choice`` and ``metric:locomo``): no model call, so their own source, never "llm". Read
 #: from the stored judge model, so rows stored before this source existed read the same way.
 PARSER_PREFIXES = ("parser:", "metric:")
+#: ``judge_model`` prefix of scores imported with their answers (``recorded:gpt-4o-2024-08-06``):
+#: the judge named by the file that recorded them, which prefscope did not run.
+RECORDED_PREFIX = "recorded:"
 
 
 def source_of(j: Any) -> Source:
@@ -37,7 +42,10 @@ def source_of(j: Any) -> Source:
         return "human"
     if getattr(j, "heuristic", False):
         return "heuristic"
-    if str(getattr(j, "judge_model", "")).startswith(PARSER_PREFIXES):
+    judge_model = str(getattr(j, "judge_model", ""))
+    if judge_model.startswith(RECORDED_PREFIX):
+        return "recorded"
+    if judge_model.startswith(PARSER_PREFIXES):
         return "parser"
     return "llm"
 

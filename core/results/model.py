@@ -10,6 +10,25 @@ from core.model import UserBundle
 from core.plan import Message
 
 
+class RecordedScore(BaseModel):
+    """A score or label the results file recorded for the answer (a judge run elsewhere): stored
+    as a judgment of ``recorded:<judge>``, its own source, never pooled with judgments made here."""
+
+    #: Judge kind and dimension as prefscope names them (``longmemeval``/``accuracy``, ``locomo``/``f1``).
+    kind: str = Field(min_length=1)
+    dimension: str = Field(min_length=1)
+    #: None: the file recorded no usable score (kept, counted as a parse failure).
+    score: float | None
+    scale_min: float | None = None
+    scale_max: float | None = None
+    #: The judge as the file names it (``gpt-4o-2024-08-06``, ``mem0-llm-judge``); stored as ``recorded:<judge>``.
+    judge: str = Field(min_length=1)
+    #: The recorded value as written (``true``, ``CORRECT``, ``0.667``).
+    raw: str = ""
+    rationale: str = ""
+    meta: dict = Field(default_factory=dict)
+
+
 class ImportedAnswer(BaseModel):
     """One answer produced outside prefscope. See ``core.results`` for how it is matched."""
 
@@ -51,6 +70,8 @@ class ImportedAnswer(BaseModel):
     messages: list[Message] | None = None
     #: What is known about the prompt when ``messages`` is not (shown as the run's plan notes).
     prompt_notes: list[str] = Field(default_factory=list)
+    #: Scores the file recorded for this answer (stored as judgments of their own source).
+    recorded: list[RecordedScore] = Field(default_factory=list)
     meta: dict = Field(default_factory=dict)
 
 

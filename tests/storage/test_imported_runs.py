@@ -126,3 +126,33 @@ def test_generic_jsonl_round_trip_and_all_or_nothing(tmp_path, priya):
     assert run.final_responses()[0].text == "Mine."
     assert db.execute("SELECT provider, is_demo FROM responses").fetchone() == ("imported", 0)
     assert save_imported(db, load_results(path)).runs_existing == 1
+
+
+def test_recorded_scores_are_stored_as_their_own_source(tmp_path, priya):
+    """A score the results file recorded is a judgment of ``recorded:<judge>``: source "recorded",
+    never pooled with judgments prefscope makes; an unusable one is kept as a parse failure."""
+    from core.judges.aggregate import source_of, summarize
+    from core.results.model import ImportedAnswer, RecordedScore, ResultsImport
+    from storage.runs import load_run
+
+    db = open_db(tmp_path / "x.db")
+    save_import(db, ImportResult(format="native", bundles=[priya]))
+    recorded = [
+        RecordedScore(kind="longmemeval", dimension="accuracy", score=1.0, scale_min=0, scale_max=1,
+                      judge="gpt-4o-2024-08-06", raw="true"),
+        RecordedScore(kind="longmemeval", dimension="accuracy", score=None, judge="gpt-4o-2024-08-06", raw="maybe"),
+    ]  # fmt: skip
+    answer = ImportedAnswer(
+        format="jsonl", source_file="h.jsonl", source_sha256="0" * 64, record=0, record_label="line 1",
+        user_id=priya.user.id, query_id=priya.queries[0].id, model="m", answer="An answer.", recorded=recorded,
+    )  # fmt: skip
+    (run_id,) = save_imported(db, ResultsImport(format="jsonl", answers=[answer])).runs_added
+    judgments = load_run(db, run_id).judgments
+    assert [(j.judge_model, j.score, j.parse_ok) for j in judgments] == [
+        ("recorded:gpt-4o-2024-08-06", 1.0, True),
+        ("recorded:gpt-4o-2024-08-06", None, False),
+    ]
+    assert {source_of(j) for j in judgments} == {"recorded"}
+    assert summarize(judgments) == []  # the default, LLM judges made here, holds none of them
+    (group,) = summarize(judgments, source="recorded")
+    assert (group.source, group.n, group.failed, group.mean) == ("recorded", 1, 1, 1.0)

@@ -81,7 +81,7 @@ def _asked_flags(values: dict) -> dict[str, list[str] | None]:
     "--source",
     "sources",
     multiple=True,
-    type=click.Choice(["llm", "heuristic", "parser", "human"]),
+    type=click.Choice(["llm", "heuristic", "parser", "human", "recorded"]),
     help="Only these judge sources (default: all, each in its own rows).",
 )
 @click.option(
