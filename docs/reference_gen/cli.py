@@ -81,12 +81,18 @@ def _without_examples(help_text: str) -> str:
 
 
 def _options(command: click.Command, ctx: click.Context) -> str:
+    from tui.cli import GLOBAL_OPTIONS
+
     rows = []
     help_option = command.get_help_option(ctx)
     for param in command.get_params(ctx):
         record = param.get_help_record(ctx)
         if not isinstance(param, click.Option) or record is None or param is help_option:
             continue  # arguments are in the usage line; hidden options stay hidden; -h is said once
+        if param.name in GLOBAL_OPTIONS and not isinstance(command, click.Group):
+            # said once in the page's intro; a command carries them only once the group has loaded
+            # it, so listing them here would make the page depend on what ran before
+            continue
         rows.append(_option_row(param, *record))
     return "**Options**\n\n" + md.table(("option", "what it does"), rows) if rows else ""
 

@@ -37,6 +37,18 @@ UNDOCUMENTED = CommandInfo(
 )
 
 
+def test_the_pages_do_not_depend_on_which_commands_ran_before():
+    """The group gives a command the global --db/--config when it loads it (commands are module
+    singletons): a CLI test that ran first must not change the generated page."""
+    from tui.cli import COMMANDS, main
+
+    before = gen_reference.pages()
+    ctx = click.Context(main)
+    for name in COMMANDS:
+        main.get_command(ctx, name)
+    assert gen_reference.pages() == before
+
+
 def test_the_committed_pages_are_current():
     assert gen_reference.stale(gen_reference.pages()) == []
 
