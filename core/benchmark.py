@@ -226,7 +226,20 @@ class Benchmark:
 
 GROUP = "prefscope.benchmarks"
 #: The built-in benchmarks, each a package ``core.benchmarks.<name>`` with its ``BENCHMARK``.
-BUILTIN = ("realpref", "interpref", "cupid", "prefeval", "locomo", "longmemeval", "personamem", "recentering")
+BUILTIN = (
+    "realpref",
+    "interpref",
+    "cupid",
+    "prefeval",
+    "locomo",
+    "longmemeval",
+    "personamem",
+    "personamem-v2",
+    "op-bench",
+    "recentering",
+)
+#: A built-in whose registry name is no Python package name: the package it lives in.
+_PACKAGE = {"personamem-v2": "personamem_v2", "op-bench": "opbench"}
 
 _installed: list[Benchmark] | None = None
 _lock = threading.Lock()
@@ -263,7 +276,7 @@ def installed() -> list[Benchmark]:
         if _installed is None:
             points = {ep.name: ep.value for ep in _entry_points()}
             for name in BUILTIN:
-                points.setdefault(name, f"core.benchmarks.{name}:BENCHMARK")
+                points.setdefault(name, f"core.benchmarks.{_PACKAGE.get(name, name)}:BENCHMARK")
             order = {name: i for i, name in enumerate(BUILTIN)}
             names = sorted(points, key=lambda n: (order.get(n, len(order)), n))
             loaded = [_load(name, points[name]) for name in names]

@@ -14,6 +14,12 @@ judges, compares, exports and reports like any other. What marks it:
 * the same record twice in one file (every field equal but its position: the user and query, or
   texts, it matches, the model and how it was produced, the answer text, messages and meta) is a
   duplicate: skipped and counted (``keep_duplicates`` stores it as a run of its own).
+* an answer naming a user that is not stored, with a fallback user of that very id, goes on the
+  fallback as a placeholder (a LongMemEval hypothesis before its dataset): importing the dataset
+  later replaces the placeholder user and the run, which survives a user's re-import, links itself.
+* an answer with recorded scores that another file of the same format already stored (same user,
+  query, model, method, context and answer text: a judge's log of a hypothesis file) adds its
+  recorded scores to that run instead of storing the answer twice (once per judge and file).
 
 :func:`save_imported` resolves every answer first (stored ids, text match, or the answer's own
 fallback user) and raises :class:`ImportedAnswerError` naming file, record and field before
@@ -34,7 +40,7 @@ from core.formats.errors import FormatError
 from core.judges.aggregate import RECORDED_PREFIX
 from core.plan import Message, PromptPlan, PromptStep
 from core.providers.base import ModelSpec
-from core.results.model import ImportedAnswer, ResultsImport
+from core.results.model import ImportedAnswer, RecordedScore, ResultsImport
 from core.run.spec import RunSpec
 from storage.prompt_messages import insert_prompt_step
 from storage.transactions import transaction
@@ -64,6 +70,10 @@ class ImportedRunsSummary:
     duplicates: list[tuple[str, str, str]] = field(default_factory=list)
     #: Whether the duplicates were stored (``keep_duplicates``) rather than skipped.
     duplicates_kept: bool = False
+    #: Runs stored before (from another file) that received this file's recorded scores.
+    recorded_attached: list[str] = field(default_factory=list)
+    #: Answers stored on placeholder users named by their own ids (their dataset is not imported).
+    placeholders: int = 0
 
 
 def imported_run_id(answer: ImportedAnswer) -> str:
@@ -97,6 +107,7 @@ def save_imported(db: Database, result: ResultsImport, *, keep_duplicates: bool 
     stored = {r[0] for r in db.execute("SELECT id FROM runs WHERE id LIKE 'run-imported-%'")}
     fallbacks: dict = {}
     todo: list[tuple[str, ImportedAnswer, str, str]] = []
+    attach: list[tuple[str, ImportedAnswer]] = []
     seen: set[str] = set()
     for a in result.answers:
         key = duplicate_key(a)
@@ -117,9 +128,16 @@ def save_imported(db: Database, result: ResultsImport, *, keep_duplicates: bool 
             user_id, query_id = a.fallback.user.id, a.fallback_query_id
             fallbacks.setdefault(user_id, a.fallback)
             summary.unmatched += 1
+            summary.placeholders += a.user_id == user_id
         else:
             summary.matched += 1
         assert query_id is not None
+        if a.recorded and (earlier := _same_answer(db, a, user_id, query_id)) is not None:
+            if missing := _recorded_missing(db, earlier, a):
+                attach.append((earlier, a.model_copy(update={"recorded": missing})))
+            else:
+                summary.runs_existing += 1
+            continue
         todo.append((run_id, a, user_id, query_id))
     now = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     new_users = [u for u in fallbacks if not _exists(db, "SELECT 1 FROM users WHERE id = ?", [u])]
@@ -128,9 +146,49 @@ def save_imported(db: Database, result: ResultsImport, *, keep_duplicates: bool 
             _insert_bundle(db, fallbacks[uid], f"{result.format}-results", now, ImportSummary(format=result.format))
         for run_id, a, user_id, query_id in todo:
             _insert_run(db, run_id, a, user_id, query_id, now)
+        for run_id, a in attach:
+            _insert_recorded(db, run_id, run_id.replace("run-", "resp-", 1), a, now)
     summary.users_added = new_users
     summary.runs_added = [t[0] for t in todo]
+    summary.recorded_attached = [r for r, _ in attach]
+    if attach:
+        judges = sorted({f"{RECORDED_PREFIX}{r.judge}" for _, a in attach for r in a.recorded})
+        summary.notes.append(
+            f"{len(attach)} answer{'s' * (len(attach) != 1)} of this file were stored before from another file:"
+            f" their recorded scores ({', '.join(judges)}) were added to those runs"
+        )
+    if summary.placeholders:
+        n = summary.placeholders
+        summary.notes.append(
+            f"{n} answer{'s' * (n != 1)} name questions not stored: kept on placeholder questions of those ids;"
+            " importing their dataset later links them"
+        )
     return summary
+
+
+def _same_answer(db: Database, a: ImportedAnswer, user_id: str, query_id: str) -> str | None:
+    """The imported run of another file of the same format holding this very answer, if any."""
+    row = db.execute(
+        "SELECT r.id FROM runs r JOIN responses p ON p.run_id = r.id AND p.is_final = 1 "
+        "WHERE r.id LIKE 'run-imported-%' AND r.user_id = ? AND r.query_id = ? AND r.method = ? AND r.context = ? "
+        "AND p.model = ? AND p.text = ? AND json_extract(r.plan, '$.imported.format') = ? "
+        "AND json_extract(r.plan, '$.imported.file') != ? ORDER BY r.created_at, r.id LIMIT 1",
+        [user_id, query_id, a.method, a.context, model_id(a), a.answer, a.format, a.source_file],
+    ).fetchone()
+    return row[0] if row else None
+
+
+def _recorded_missing(db: Database, run_id: str, a: ImportedAnswer) -> list[RecordedScore]:
+    """The recorded scores of ``a`` that ``run_id`` does not hold yet (per judge, kind, dimension and file)."""
+    sql = (
+        "SELECT 1 FROM judgments WHERE run_id = ? AND kind = ? AND dimension = ? AND judge_model = ? "
+        "AND json_extract(extra, '$.file') = ?"
+    )
+    return [
+        r
+        for r in a.recorded
+        if not _exists(db, sql, [run_id, r.kind, r.dimension, f"{RECORDED_PREFIX}{r.judge}", a.source_file])
+    ]
 
 
 def _texts_index(db: Database) -> dict[tuple[str, str], list[tuple[str, str]]]:
@@ -147,6 +205,9 @@ def _texts_index(db: Database) -> dict[tuple[str, str], list[tuple[str, str]]]:
 
 def _link(db: Database, a: ImportedAnswer, by_text: dict) -> tuple[str | None, str | None]:
     if a.user_id is not None or a.query_id is not None:
+        placeholder = a.fallback is not None and a.fallback.user.id == a.user_id
+        if placeholder and not _exists(db, "SELECT 1 FROM users WHERE id = ?", [a.user_id]):
+            return None, None  # a placeholder of the ids the answer names, until its dataset is imported
         if not _exists(db, "SELECT 1 FROM users WHERE id = ?", [a.user_id]):
             raise _error(a, "user", f"no stored user {a.user_id!r} (import the users first; see `prefscope users`)")
         if not _exists(db, "SELECT 1 FROM queries WHERE user_id = ? AND id = ?", [a.user_id, a.query_id]):

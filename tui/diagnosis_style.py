@@ -8,6 +8,7 @@ from rich.text import Text
 from core.analysis.diagnosis import (
     APPLIED,
     KNOWN_NOT_APPLIED,
+    MISAPPLIED,
     NOT_IN_CONTEXT,
     NOT_KNOWN,
     NOT_RETRIEVED,
@@ -15,12 +16,13 @@ from core.analysis.diagnosis import (
     Diagnosis,
 )
 
-#: Losses warm, applied green, undetermined grey (hex, so matplotlib reads them too).
+#: Losses warm, misapplied (an irrelevant preference dragged in) magenta, applied green, undetermined grey (hex, so matplotlib reads them too).
 COLOURS = {
     NOT_IN_CONTEXT: "#c0392b",
     NOT_RETRIEVED: "#e67e22",
     NOT_KNOWN: "#d4ac0d",
     KNOWN_NOT_APPLIED: "#8e44ad",
+    MISAPPLIED: "#d81b60",
     APPLIED: "#27ae60",
     UNDETERMINED: "#95a5a6",
 }

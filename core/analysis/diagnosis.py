@@ -27,6 +27,17 @@ have applied the preference::
     undetermined: no verdict    no judge gave the answer a verdict (also "no probe, no verdict")
     undetermined: no answer     the answer did not finish (error, cancelled)
 
+A **restraint** query (``Query.meta["restraint"]``: its gold says the user's preference should not
+change the answer, as OP-Bench's irrelevance questions) is read the other way round: its verdict
+comes from :data:`RESTRAINT_RULES` and says whether the answer held the preference back::
+
+    applied: held back          the verdict passes: the preference was rightly left out (counted
+                                with ``applied``: the answer handled the preference right)
+    misapplied                  the verdict fails: the answer drags the preference in
+    undetermined: no verdict    no restraint verdict on this answer
+
+The find / know steps are still shown; they do not change a restraint label.
+
 Pure functions over plain values: no storage, no UI.
 """
 
@@ -49,9 +60,14 @@ NOT_IN_CONTEXT = "not in context"
 NOT_RETRIEVED = "not retrieved"
 NOT_KNOWN = "not known"
 KNOWN_NOT_APPLIED = "known, not applied"
+MISAPPLIED = "misapplied"
+#: A restraint query's answer that rightly left the preference out (category :data:`APPLIED`).
+HELD_BACK = "applied: held back"
+#: The ``Query.meta`` key of a restraint query (its gold: the preference is irrelevant).
+RESTRAINT = "restraint"
 UNDETERMINED = "undetermined"
 #: The labels in funnel order: where an answer loses the preference, then the ones that kept it.
-LABELS = (NOT_IN_CONTEXT, NOT_RETRIEVED, NOT_KNOWN, KNOWN_NOT_APPLIED, APPLIED, UNDETERMINED)
+LABELS = (NOT_IN_CONTEXT, NOT_RETRIEVED, NOT_KNOWN, KNOWN_NOT_APPLIED, MISAPPLIED, APPLIED, UNDETERMINED)
 #: The step whose failure gives each failure label.
 STEP_LABEL = {"in context": NOT_IN_CONTEXT, "retrieved": NOT_RETRIEVED, "known": NOT_KNOWN}
 STEPS = ("in context", "retrieved", "known", "applied")
@@ -73,6 +89,11 @@ APPLIED_RULES: tuple[tuple[str, dict[str, float], str], ...] = (
     ("choice", {"accuracy": 1}, "the right option"),
     ("longmemeval", {"accuracy": 1}, "LongMemEval judge: correct"),
     ("locomo", {"f1": 0.5}, "LoCoMo F1 ≥ 0.5"),
+)
+#: The verdicts read for a restraint query's "applied" step (passes = the preference held back).
+RESTRAINT_RULES: tuple[tuple[str, dict[str, float], str], ...] = (
+    ("op-bench", {"irrelevance": 0.5}, "OP-Bench irrelevance score ≥ 0.5: no over-personalization"),
+    ("restraint", {"held_back": 1}, "the answer leaves the user's stored preferences out (lexical)"),
 )
 _SOURCES = ("human", "llm", "recorded", "parser", "heuristic")
 
@@ -114,6 +135,8 @@ class Case:
     #: This model's answers to the probes of the query; None when no probe was ever run.
     probes: Sequence[ProbeAnswer] | None = None
     imported: bool = False
+    #: A restraint query: its gold says the preference should not change the answer.
+    restraint: bool = False
 
     def answer(self) -> Answer:
         """Which answer this case is, without the plan, judgments and texts it is diagnosed from:
@@ -165,6 +188,8 @@ class Diagnosis:
     label: str
     steps: tuple[Step, ...]
     notes: tuple[str, ...] = field(default_factory=tuple)
+    #: Diagnosed as a restraint query (its "applied" step says whether the preference was held back).
+    restraint: bool = False
 
     def step(self, name: str) -> Step:
         return next(s for s in self.steps if s.name == name)
@@ -172,7 +197,9 @@ class Diagnosis:
     @property
     def category(self) -> str:
         """The label without what an undetermined one misses (one of :data:`LABELS`)."""
-        return UNDETERMINED if self.label.startswith(UNDETERMINED) else self.label
+        if self.label.startswith(UNDETERMINED):
+            return UNDETERMINED
+        return APPLIED if self.label == HELD_BACK else self.label
 
     @property
     def known(self) -> StepStatus:
@@ -186,7 +213,7 @@ class Diagnosis:
             ]
         elif self.label == KNOWN_NOT_APPLIED:
             shown = [self.step("known"), self.step("applied")]
-        elif self.label == APPLIED:
+        elif self.category == APPLIED or self.label == MISAPPLIED:
             shown = [self.step("applied")]
         else:
             shown = [next(s for s in self.steps if STEP_LABEL.get(s.name) == self.label)]
@@ -197,6 +224,8 @@ def diagnose(case: Case) -> Diagnosis:
     if case.status not in ("ok", "incomplete"):
         unknown = tuple(Step(n, "unknown", "no finished answer") for n in STEPS)
         return Diagnosis(f"{UNDETERMINED}: no answer ({case.status})", unknown)
+    if case.restraint:
+        return _restraint(case)
     steps = (in_context(case), retrieved(case), known(case), applied(case))
     found, _, know, verdict = steps
     notes: tuple[str, ...] = ()
@@ -213,6 +242,18 @@ def diagnose(case: Case) -> Diagnosis:
     if know.status == "pass":
         return Diagnosis(KNOWN_NOT_APPLIED, steps)
     return Diagnosis(f"{UNDETERMINED}: no probe", steps)
+
+
+def _restraint(case: Case) -> Diagnosis:
+    steps = (in_context(case), retrieved(case), known(case), restrained(case))
+    verdict = steps[-1]
+    if verdict.status == "pass":
+        return Diagnosis(HELD_BACK, steps, ("restraint query: the preference was rightly left out",), restraint=True)
+    if verdict.status == "fail":
+        return Diagnosis(
+            MISAPPLIED, steps, ("restraint query: the preference should not change the answer",), restraint=True
+        )
+    return Diagnosis(f"{UNDETERMINED}: no verdict", steps, ("restraint query",), restraint=True)
 
 
 # -- the four steps ----------------------------------------------------------------------------
@@ -305,8 +346,23 @@ def applied(case: Case) -> Step:
     return Step("applied", "pass" if ok else "fail", why)
 
 
+def restrained(case: Case) -> Step:
+    """A restraint query's "applied" step: passes when the answer held the preference back."""
+    verdict = _verdict(case.judgments, rules=RESTRAINT_RULES)
+    if verdict is None:
+        return Step(
+            "applied", "unknown", "no restraint verdict on this answer (judge `restraint` or `op-bench:<model>`)"
+        )
+    ok, why = verdict
+    return Step("applied", "pass" if ok else "fail", ("held back: " if ok else "dragged in: ") + why)
+
+
 # -- reading verdicts --------------------------------------------------------------------------
-def _verdict(judgments: Sequence[Any], only: Sequence[str] | None = None) -> tuple[bool, str] | None:
+def _verdict(
+    judgments: Sequence[Any],
+    only: Sequence[str] | None = None,
+    rules: tuple[tuple[str, dict[str, float], str], ...] = APPLIED_RULES,
+) -> tuple[bool, str] | None:
     """(passes, why) from the first judge with a score, by source then :data:`APPLIED_RULES`."""
     for source in _SOURCES:
         # a failed judge call is no verdict, even where a benchmark scores it 0 (CUPID's checklist)
@@ -315,7 +371,7 @@ def _verdict(judgments: Sequence[Any], only: Sequence[str] | None = None) -> tup
             for j in judgments
             if source_of(j) == source and j.parse_ok and j.score is not None and not getattr(j, "error", None)
         ]
-        for kind, marks, what in APPLIED_RULES:
+        for kind, marks, what in rules:
             if only is not None and kind not in only:
                 continue
             required = next(iter(marks))

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from core.analysis.diagnosis import Case, ProbeAnswer
+from core.analysis.diagnosis import RESTRAINT, Case, ProbeAnswer
 from core.history.build import default_expression_type
 from core.history.configs import ContextError, config_named
 from core.methods import UnknownMethod, method_info
@@ -108,6 +108,7 @@ def cases_of(run: Any, bundle: UserBundle | None, probe_runs: Sequence[Any] = ()
                 intermediate=_used_outputs(run, response.slot),
                 probes=answered or None,
                 imported=spec.label.startswith(IMPORTED_LABEL),
+                restraint=bool(query is not None and query.meta.get(RESTRAINT) is True),
             )
         )
     return out

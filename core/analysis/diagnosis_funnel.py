@@ -5,7 +5,10 @@ the preference's origin, so generalized preferences are reported apart). Columns
 of each label in funnel order (:data:`core.analysis.diagnosis.LABELS`), the applied rate, and the
 known-not-applied rate = of the answers whose probes all passed and that have a verdict
 (``known_n``), the share whose verdict fails (whatever label an earlier step gave them), each
-with a Wilson 95% interval (:func:`core.metrics.wilson_ci`).
+with a Wilson 95% interval (:func:`core.metrics.wilson_ci`). Restraint queries (the preference
+should not change the answer) count in ``misapplied`` (dragged in) or ``applied`` (held back); the
+misapplied rate is over the restraint answers with a verdict (``restraint_n``), and they are left
+out of the known-not-applied rate (their "applied" step asks the opposite question).
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from core.analysis.diagnosis import APPLIED, LABELS, Answer, Diagnosis
+from core.analysis.diagnosis import APPLIED, LABELS, MISAPPLIED, Answer, Diagnosis
 from core.analysis.report import ReportTable
 from core.metrics import wilson_ci
 
@@ -50,6 +53,10 @@ def funnel_table(
         "known_not_applied_rate",
         "kna_ci_low",
         "kna_ci_high",
+        "restraint_n",
+        "misapplied_rate",
+        "mis_ci_low",
+        "mis_ci_high",
     ]
     rows = []
     for key in sorted(groups, key=lambda k: tuple((v is None, str(v)) for v in k)):
@@ -58,10 +65,12 @@ def funnel_table(
         n = len(ds)
         lo, hi = wilson_ci(counts[APPLIED], n)
         # answers whose probes passed and that have a verdict; of those, the ones not applied
-        verdicts = [d.step("applied").status for d in ds if d.known == "pass"]
+        verdicts = [d.step("applied").status for d in ds if d.known == "pass" and not d.restraint]
         known = sum(1 for v in verdicts if v in ("pass", "fail"))
         kna = sum(1 for v in verdicts if v == "fail")
         klo, khi = wilson_ci(kna, known)
+        restraint = sum(1 for d in ds if d.restraint and d.step("applied").status in ("pass", "fail"))
+        mlo, mhi = wilson_ci(counts[MISAPPLIED], restraint)
         rows.append(
             [
                 *key,
@@ -74,6 +83,10 @@ def funnel_table(
                 kna / known if known else None,
                 klo,
                 khi,
+                restraint,
+                counts[MISAPPLIED] / restraint if restraint else None,
+                mlo,
+                mhi,
             ]
         )
     return ReportTable(
@@ -87,5 +100,7 @@ def funnel_table(
             "known_not_applied_rate: of the answers whose probes all passed and that have a verdict (known_n), "
             "the share not applied",
             "origin: generalized preferences are reported apart from original ones",
+            "misapplied: a restraint query's answer (its gold: the preference is irrelevant) that drags the "
+            "preference in; misapplied_rate over the restraint answers with a verdict (restraint_n)",
         ],
     )

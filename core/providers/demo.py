@@ -26,6 +26,10 @@ model on any prompt:
   user turn there states the gold preference (half its content words or more; ``hints``) it answers
   as ``demo:oracle``, else as ``demo:generic``: evidence deep in a long history is lost, which is
   what a position sweep shows. Implicit expressions rarely share the words, so it misses those too.
+- ``demo:overeager`` over-personalizes (:mod:`core.providers.demo_overeager`): the oracle where a
+  gold preference applies, and every other answer (a restraint query, whose gold says the
+  preference is irrelevant, or one without a preference) opens by dragging in the user's stored
+  preference. On a restraint query ``demo:oracle`` answers the question alone.
 - ``demo:flaky``     a generic answer that fails mid-stream (to show the error pane).
 - ``demo:slow``      a generic answer at one eighth of the pace, after a pause.
 
@@ -56,7 +60,7 @@ from typing import TYPE_CHECKING
 
 from core.history.tokens import count_tokens
 from core.plan import Message
-from core.providers import demo_analyst
+from core.providers import demo_analyst, demo_overeager
 from core.providers import demo_phrases as dp
 from core.providers import demo_prose as prose
 from core.providers import demo_text as dt
@@ -77,6 +81,7 @@ MODELS: dict[str, str] = {
     "forgetful": "applies the preference only if it is stated in the last ~16K tokens of its prompt",
     "oracle": "is given the gold preference (upper bound)",
     "violator": "is given the gold preference and goes against it (lower bound)",
+    "overeager": "drags the user's stored preference into every answer, relevant or not (over-personalization)",
     "flaky": "fails mid-stream (error-pane demo)",
     "slow": "streams at 1/8 pace (cancellation demo)",
     "extractor": "scripted analyst for attribute extraction, verification and relevance",
@@ -146,6 +151,7 @@ class DemoProvider:
             return
         text = (
             (demo_analyst.reply(messages) if kind == "extractor" else None)
+            or (demo_overeager.compose(prompt, messages, hints, _oracle) if kind == "overeager" else None)
             or reference_answer(kind, prompt, messages, hints)
             or compose(kind, prompt, hints)
         )
@@ -198,7 +204,7 @@ def states_preference(messages: list[Message], hints: Hints | None) -> bool:
 def apply_hints(prompt: dt.Prompt, messages: list[Message], hints: Hints) -> dt.Prompt:
     """Adopt the query's options and kind from hints, when this step's prompt asks that question, and
     for an open question its text (MCQ and true/false keep the prompt's, which seeds their picks)."""
-    last = next((m.content for m in reversed(messages) if m.role == "user"), "").lower()
+    last = asking_text(messages).lower()
     opts = hints.get("options") or {}
     options = dict(opts) if isinstance(opts, dict) else dict(zip("ABCDEFGH", opts))
     kind = hints.get("answer_format") or hints.get("query_kind")
@@ -216,8 +222,9 @@ def apply_hints(prompt: dt.Prompt, messages: list[Message], hints: Hints) -> dt.
 
 
 def oracle_can_answer(prompt: dt.Prompt, hints: Hints) -> bool:
-    # A gold answer is enough for any format: LoCoMo QA queries have one and no preference.
-    return bool(hints.get("gold_preference")) or _gold_text(hints) is not None
+    # A gold answer is enough for any format: LoCoMo QA queries have one and no preference; a
+    # restraint query's gold is that the preference is irrelevant: the question alone answers it.
+    return bool(hints.get("gold_preference")) or _gold_text(hints) is not None or hints.get("restraint") is True
 
 
 def _gold_text(hints: Hints) -> str | None:
@@ -235,6 +242,15 @@ _REFERENCE_OF = {
     "flaky": "generic",
     "slow": "generic",
 }
+
+
+def asking_text(messages: list[Message]) -> str:
+    """The last user message and any system message after it: where a prompt asks its question
+    (PersonaMem-v2 puts the options in a trailing system message)."""
+    last_user = max((i for i, m in enumerate(messages) if m.role == "user"), default=None)
+    if last_user is None:
+        return ""
+    return "\n".join(m.content for m in messages[last_user:] if m.role in ("user", "system"))
 
 
 def asks_the_query(messages: list[Message], hints: Hints) -> bool:
@@ -331,6 +347,8 @@ def _truthy(value) -> bool | None:
 
 
 def _oracle(prompt: dt.Prompt, hints: Hints) -> str:
+    if hints.get("restraint") is True and prompt.answer_format == "open":
+        return _generic(prompt)  # the gold: the preference should not change this answer
     pref = str(hints.get("gold_preference") or "")
     answer = hints.get("answer")
     lead = f'Keeping your preference in mind ("{prose.snippet(pref)}"), here is my answer.' if pref else ""

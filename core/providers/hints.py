@@ -24,6 +24,8 @@ class Hints(TypedDict, total=False):
     question: str
     #: Hand-written answers from the sample data (``follows`` / ``generic`` / ``violates``).
     reference_answers: dict[str, str]
+    #: A restraint query (``Query.meta["restraint"]``): its gold says the preference should not change the answer.
+    restraint: bool
 
 
 def gold_hints(bundle: UserBundle, query_id: str) -> Hints:
@@ -37,4 +39,5 @@ def gold_hints(bundle: UserBundle, query_id: str) -> Hints:
         answer=query.answer,
         question=query.text,
         reference_answers={k: v for k, v in refs.items() if isinstance(v, str)} if isinstance(refs, dict) else {},
+        restraint=query.meta.get("restraint") is True,
     )

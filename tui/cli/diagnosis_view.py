@@ -14,6 +14,7 @@ from core.analysis.diagnosis import (
     APPLIED,
     KNOWN_NOT_APPLIED,
     LABELS,
+    MISAPPLIED,
     NOT_IN_CONTEXT,
     NOT_KNOWN,
     NOT_RETRIEVED,
@@ -49,6 +50,7 @@ SHORT = {
     NOT_RETRIEVED: "not\nretr.",
     NOT_KNOWN: "not\nknown",
     KNOWN_NOT_APPLIED: "known\n¬appl.",
+    MISAPPLIED: "mis\nappl",
     APPLIED: "applied",
     "undetermined": "undet.",
 }
@@ -108,9 +110,12 @@ def funnel_rich(table: ReportTable) -> Table:
         pad_edge=False,
         padding=(0, 1, 0, 0),
     )
-    out.add_column("group", min_width=12, overflow="fold")
+    # misapplied (restraint queries) only where the selection has some: the usual funnel keeps 80 columns
+    restraint = any(row[col("restraint_n")] for row in table.rows) if "restraint_n" in table.columns else False
+    labels = [label for label in LABELS if label != MISAPPLIED or restraint]
+    out.add_column("group", min_width=8 if restraint else 12, overflow="fold")
     out.add_column("n", justify="right", no_wrap=True)
-    for label in LABELS:
+    for label in labels:
         out.add_column(Text(SHORT[label], style=COLOURS[label]), justify="right", no_wrap=True)
     out.add_column("applied\n95% CI", justify="right", no_wrap=True)
     out.add_column("k¬a\nrate", justify="right", no_wrap=True)
@@ -118,7 +123,7 @@ def funnel_rich(table: ReportTable) -> Table:
         out.add_row(
             safe_text(group_label(table, row, shared)),
             str(row[n_i]),
-            *(str(row[col(label)]) for label in LABELS),
+            *(str(row[col(label)]) for label in labels),
             _rate(row[col("applied_rate")], row[col("ci_low")], row[col("ci_high")]),
             _rate(
                 row[col("known_not_applied_rate")], row[col("kna_ci_low")], row[col("kna_ci_high")], row[col("known_n")]

@@ -27,6 +27,7 @@ from core.analysis.diagnosis import (
     APPLIED,
     KNOWN_NOT_APPLIED,
     LABELS,
+    MISAPPLIED,
     NOT_IN_CONTEXT,
     NOT_KNOWN,
     NOT_RETRIEVED,
@@ -42,6 +43,7 @@ LABEL_HEAD = {
     NOT_RETRIEVED: "not retr",
     NOT_KNOWN: "not known",
     KNOWN_NOT_APPLIED: "known¬appl",
+    MISAPPLIED: "misappl",
     APPLIED: "applied",
     UNDETERMINED: "undet",
 }

@@ -36,9 +36,12 @@ class TextView(ModalScreen[None]):
 def judgment_markdown(model: str, j) -> str:
     score = "—" if j.score is None else f"{j.score:g}"
     scale = f" on {j.scale_min:g}–{j.scale_max:g}" if j.scale_min is not None and j.scale_max is not None else ""
-    source = {"heuristic": "heuristic (not an LLM)", "parser": "parser (no model call)", "llm": "LLM judge", "recorded": "recorded with the answer (not run here)"}.get(
-        source_of(j), "human"
-    )
+    source = {
+        "heuristic": "heuristic (not an LLM)",
+        "parser": "parser (no model call)",
+        "llm": "LLM judge",
+        "recorded": "recorded with the answer (not run here)",
+    }.get(source_of(j), "human")
     lines = [
         f"**answer of** `{model}` · **judge** `{j.judge_model}` ({source}) · **prompt** `{j.prompt_version}`"
         + (f" · **temperature** {j.temperature:g}" if j.temperature is not None else ""),

@@ -1,4 +1,6 @@
-"""LoCoMo's QA scores per category over ``locomo`` F1 judgments (judge_model ``metric:locomo``), as
+"""LoCoMo's QA scores per category over ``locomo`` F1 judgments (judge_model ``metric:locomo``, and
+the ``_f1`` values an imported LoCoMo predictions file recorded, ``recorded:locomo-eval``, as blocks
+of their own, never pooled), as
 snap-research/locomo @ 9228632 aggregates them (``task_eval/evaluation_stats.py``; PROTOCOL.md §3.6):
 
 * per category, in LoCoMo's print order 4, 1, 2, 3, 5: accuracy = sum of the per-question scores /
@@ -21,6 +23,7 @@ from collections.abc import Iterable, Sequence
 from core.analysis.report import JudgmentRow, ReportTable, demo_label, grouped, tag_models
 from core.benchmarks.locomo.format import category_label
 from core.benchmarks.locomo.judge import CATEGORIES, JUDGE_MODEL, PRINT_ORDER
+from core.judges.aggregate import RECORDED_PREFIX
 
 KIND = "locomo"
 OVERALL = "overall"
@@ -41,7 +44,11 @@ def locomo_metrics(items: Sequence[JudgmentRow]) -> list[tuple[str, int, float |
 
 def locomo_table(items: Iterable[JudgmentRow], factors: Sequence[str]) -> ReportTable:
     rows = []
-    wanted = (j for j in items if j.kind == KIND and j.judge_model == JUDGE_MODEL)
+    wanted = (
+        j
+        for j in items
+        if j.kind == KIND and (j.judge_model == JUDGE_MODEL or j.judge_model.startswith(RECORDED_PREFIX))
+    )
     for key, js in grouped(wanted).items():
         _, judge, version, *fvals = key
         failed = sum(1 for j in js if j.score is None)

@@ -10,6 +10,13 @@ BENCHMARK = Benchmark(
     citation="LongMemEval (xiaowu0162/LongMemEval @9e0b455)",
     formats=(
         Entry(
+            "longmemeval-cleaned",
+            "core.benchmarks.longmemeval.format_cleaned",
+            "LongMemEval's cleaned release (longmemeval_s_cleaned.json / _m_cleaned.json): the same"
+            " questions, users of their own (longmemeval-cleaned-<question_id>)",
+            order=9,
+        ),
+        Entry(
             "longmemeval",
             "core.benchmarks.longmemeval.format",
             "LongMemEval questions, each with its dated haystack",
@@ -44,9 +51,17 @@ BENCHMARK = Benchmark(
     ),
     result_formats=(
         Entry(
+            "longmemeval-cleaned",
+            "core.benchmarks.longmemeval.results_cleaned",
+            "LongMemEval hypothesis files and judge logs of runs on the cleaned release ('cleaned' in the file name)",
+            order=19,
+        ),
+        Entry(
             "longmemeval",
             "core.benchmarks.longmemeval.results",
-            "LongMemEval hypothesis files: {question_id, hypothesis} JSON Lines, against an imported LongMemEval dataset",
+            "LongMemEval hypothesis files ({question_id, hypothesis} JSON Lines) and evaluate_qa.py judge logs"
+            " (*.eval-results-<judge>: autoeval_label as a recorded judgment); placeholder questions until"
+            " the dataset is imported",
             order=20,
         ),
     ),
@@ -57,7 +72,8 @@ BENCHMARK = Benchmark(
             "longmemeval",
             "accuracy",
             "core.benchmarks.longmemeval.report:longmemeval_table",
-            "per question type, task-averaged, overall and abstention",
+            "per question type, task-averaged, overall and abstention; judged here or recorded (judge logs)",
+            factors=("model", "question_type", "user"),
             order=10,
         ),
     ),

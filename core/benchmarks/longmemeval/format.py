@@ -11,7 +11,11 @@ question instances::
 Mapping (ours; every question has its own haystack, so the unit is the question):
 
 * one instance -> one UserBundle ``longmemeval-<question_id>``, one open Query whose id is the
-  ``question_id`` itself (so a hypothesis file's ``question_id`` names the user and query);
+  ``question_id`` itself (so a hypothesis file's ``question_id`` names the user and query). The
+  cleaned release (``longmemeval_s_cleaned.json`` / ``_m_cleaned.json``, 2025-09: the same fields,
+  filler sessions swept) is read by the same code under its own source name
+  (:mod:`core.benchmarks.longmemeval.format_cleaned`): users ``longmemeval-cleaned-<question_id>``
+  of source ``longmemeval-cleaned``, so a report never pools cleaned and original haystacks;
 * each haystack session -> a ``life_event`` Session with the haystack id, in file order.
   ``Session.date`` is the calendar date of ``2023/05/20 (Sat) 02:21``; the raw string is kept in
   ``Session.meta["haystack_date"]`` (the longmemeval method renders and sorts by it, as the
@@ -70,8 +74,13 @@ def is_abstention(question_id: str) -> bool:
     return ABSTENTION_MARK in question_id
 
 
-def user_id(question_id: str) -> str:
-    return f"longmemeval-{question_id}"
+#: The cleaned release's source name (and user id prefix); see ``format_cleaned``.
+CLEANED = "longmemeval-cleaned"
+
+
+def user_id(question_id: str, source: str = NAME) -> str:
+    """``longmemeval-<question_id>`` (``longmemeval-cleaned-<question_id>`` for the cleaned release)."""
+    return f"{source}-{question_id}"
 
 
 def parse_date(raw: str) -> dt.date | None:
@@ -95,19 +104,25 @@ def detect(path: Path) -> bool:
 
 
 def load(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> ImportResult:
+    return load_as(path, NAME, max_bytes)
+
+
+def load_as(path: Path, source: str, max_bytes: int = DEFAULT_MAX_BYTES) -> ImportResult:
+    """Read one question file; its users carry ``source`` (``longmemeval`` or ``longmemeval-cleaned``)
+    in their source and id."""
     if path.is_dir():
-        raise FormatError(path.name, "the longmemeval format reads one .json file, not a folder")
+        raise FormatError(path.name, f"the {source} format reads one .json file, not a folder")
     src = path.name
     data = shapes.load_json(path, max_bytes)
     expect_type(src, data, list, "")
     assert isinstance(data, list)
     if not data:
         raise FormatError(src, "file holds no questions")
-    result = ImportResult(format=NAME)
+    result = ImportResult(format=source)
     seen: dict[str, int] = {}
     for i, raw in enumerate(data):
         record = f"record {i}"
-        bundle = _instance(src, record, raw, result.notes)
+        bundle = _instance(src, record, raw, result.notes, source)
         qid = bundle.queries[0].id
         if qid in seen:
             raise FormatError(
@@ -121,7 +136,7 @@ def load(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> ImportResult:
     return result
 
 
-def _instance(src: str, record: str, raw: object, notes: list[str]) -> UserBundle:
+def _instance(src: str, record: str, raw: object, notes: list[str], source: str = NAME) -> UserBundle:
     expect_type(src, raw, dict, "", record)
     assert isinstance(raw, dict)
     qid = shapes.text(src, raw, "question_id", "", record, non_empty=True)
@@ -214,9 +229,9 @@ def _instance(src: str, record: str, raw: object, notes: list[str]) -> UserBundl
     }
     extra = shapes.extras(raw, KEYS)
     user = {
-        "id": user_id(qid),
+        "id": user_id(qid, source),
         "name": qid,
-        "source": NAME,
+        "source": source,
         "meta": {"question_id": qid, **({"extra": extra} if extra else {})},
     }
     return shapes.build(UserBundle, {"user": user, "sessions": sessions, "queries": [query]}, src, record)

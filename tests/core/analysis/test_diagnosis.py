@@ -634,3 +634,58 @@ def test_cupid_case_carries_checklist_and_query_evidence(dana):
     assert case.checklist == tuple(query.checklist) and len(case.checklist) == 4
     assert case.gold_sessions == ("dana-t01", "dana-t06", "dana-t13")
     assert case.preference == dana.preference("cp1").text
+
+
+# -- restraint queries: misapplied -----------------------------------------------------------------
+def restraint_case(*judgments: Judgment, **kw) -> Case:
+    return make_case(restraint=True, judgments=list(judgments), **kw)
+
+
+def test_misapplied_when_a_restraint_answer_drags_the_preference_in():
+    d = diagnose(restraint_case(judgment("restraint", "held_back", 0.0, model="heuristic", heuristic=True)))
+    assert d.label == dx.MISAPPLIED and d.category == dx.MISAPPLIED and d.restraint
+    assert d.step("applied").status == "fail"
+    assert d.step("applied").evidence.startswith("dragged in: restraint held_back 0")
+    assert d.reason().startswith("applied: dragged in")
+
+
+def test_a_restraint_answer_that_holds_back_counts_as_applied():
+    d = diagnose(restraint_case(judgment("restraint", "held_back", 1.0, model="heuristic", heuristic=True)))
+    assert d.label == dx.HELD_BACK and d.category == dx.APPLIED and d.restraint
+    assert d.notes == ("restraint query: the preference was rightly left out",)
+
+
+@pytest.mark.parametrize(("score", "label"), [(0.49, dx.MISAPPLIED), (0.5, dx.HELD_BACK), (1.0, dx.HELD_BACK)])
+def test_the_op_bench_irrelevance_score_is_read_at_one_half(score, label):
+    assert diagnose(restraint_case(judgment("op-bench", "irrelevance", score))).label == label
+
+
+def test_the_llm_restraint_verdict_beats_the_lexical_one():
+    held = judgment("restraint", "held_back", 1.0, model="heuristic", heuristic=True)
+    assert diagnose(restraint_case(held, judgment("op-bench", "irrelevance", 0.2))).label == dx.MISAPPLIED
+
+
+def test_a_restraint_query_ignores_the_ordinary_verdicts_and_earlier_steps():
+    # the rubric would say "applied", the context misses the gold: neither decides a restraint label
+    case = restraint_case(*rubric(5, 5), plan=make_plan(context=("s-life",), evidence=()))
+    d = diagnose(case)
+    assert d.label == "undetermined: no verdict" and d.restraint
+    assert d.step("in context").status == "fail"
+
+
+def test_an_ordinary_query_never_gets_misapplied():
+    d = diagnose(make_case(judgments=[judgment("restraint", "held_back", 0.0, model="heuristic", heuristic=True)]))
+    assert d.label == "undetermined: no probe, no verdict" and not d.restraint
+
+
+def test_cases_of_reads_the_restraint_flag_from_the_query(maya):
+    query = maya.query("p1-open")
+    flagged = maya.model_copy(
+        update={
+            "queries": [
+                q.model_copy(update={"meta": {**q.meta, "restraint": True}}) if q is query else q for q in maya.queries
+            ]
+        }
+    )
+    assert {c.restraint for c in cases_of(main_run(), flagged)} == {True}
+    assert {c.restraint for c in cases_of(main_run(), maya)} == {False}

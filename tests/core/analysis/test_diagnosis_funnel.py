@@ -74,7 +74,7 @@ def test_counts_rates_and_wilson_intervals():
     )
     table = funnel_table(rows)
     assert table.columns[:5] == [*DEFAULT_FACTORS, "origin"]
-    assert table.columns[5:12] == ["n", *dx.LABELS]
+    assert table.columns[5:13] == ["n", *dx.LABELS]
     (row,) = table.as_dicts()
     assert (row["model"], row["expression_type"], row["context"], row["method"], row["origin"]) == (
         "m1",
@@ -84,7 +84,7 @@ def test_counts_rates_and_wilson_intervals():
         "original",
     )
     assert row["n"] == 13
-    assert [row[label] for label in dx.LABELS] == [1, 1, 2, 2, 4, 3]
+    assert [row[label] for label in dx.LABELS] == [1, 1, 2, 2, 0, 4, 3]
     assert row["applied_rate"] == pytest.approx(4 / 13)
     assert (row["ci_low"], row["ci_high"]) == pytest.approx(wilson(4, 13), abs=1e-12)
     assert row["known_n"] == 5  # 3 applied + 2 known, not applied
@@ -145,3 +145,29 @@ def test_kna_rate_counts_every_answer_whose_probes_passed_and_that_has_a_verdict
     (row,) = funnel_table(rows).as_dicts()
     assert row["known_n"] == 3
     assert row["known_not_applied_rate"] == pytest.approx(2 / 3)
+
+
+def test_misapplied_has_its_own_column_and_rate_over_restraint_answers():
+    def restraint(label: str, verdict: str) -> Diagnosis:
+        steps = (
+            Step("in context", "pass", ""),
+            Step("retrieved", "n/a", ""),
+            Step("known", "pass", ""),
+            Step("applied", verdict, ""),
+        )
+        return Diagnosis(label, steps, restraint=True)
+
+    rows = [
+        *items([(dx.APPLIED, "pass", 2), (dx.KNOWN_NOT_APPLIED, "pass", 1)]),
+        *((case(), restraint(dx.MISAPPLIED, "fail"), {"expression_type": 2}) for _ in range(3)),
+        (case(), restraint(dx.HELD_BACK, "pass"), {"expression_type": 2}),
+        (case(), restraint("undetermined: no verdict", "unknown"), {"expression_type": 2}),
+    ]
+    (row,) = funnel_table(rows).as_dicts()
+    assert row["n"] == 8
+    assert (row[dx.MISAPPLIED], row[dx.APPLIED], row[dx.UNDETERMINED]) == (3, 3, 1)
+    assert row["restraint_n"] == 4  # the undetermined restraint answer has no verdict
+    assert row["misapplied_rate"] == pytest.approx(3 / 4)
+    assert (row["mis_ci_low"], row["mis_ci_high"]) == pytest.approx(wilson(3, 4), abs=1e-12)
+    # restraint answers stay out of the known-not-applied rate (their "applied" asks the opposite)
+    assert row["known_n"] == 3 and row["known_not_applied_rate"] == pytest.approx(1 / 3)

@@ -70,11 +70,13 @@ def test_parsers_are_their_own_judge_source():
     assert source_of(judgment("demo:heuristic", heuristic=True)) == "heuristic"
     assert source_of(judgment("ann", human=True)) == "human"
     # Every judge that calls no model and reads no words heuristically scores as a parser.
-    heuristic = ("demo:heuristic", "probe-recall")
+    heuristic = ("demo:heuristic", "probe-recall", "restraint")
+    constant = {"mem0-f1": "F1_MODEL", "mem0-bleu1": "BLEU_MODEL"}  # two judges in one module
     for entry in JUDGES.values():
         if not entry.needs_model and entry.name not in heuristic:
             module = importlib.import_module(entry.target.partition(":")[0])
-            assert source_of(judgment(module.JUDGE_MODEL)) == "parser", entry.name
+            model = getattr(module, constant.get(entry.name, "JUDGE_MODEL"))
+            assert source_of(judgment(model)) == "parser", entry.name
     from core.judges.probe_recall import ProbeRecallJudge
 
     assert source_of(ProbeRecallJudge().judge_text("eats at 3 a.m.", [], "at 3 a.m.")) == "heuristic"

@@ -21,6 +21,8 @@ def test_the_declared_answer_formats_are_the_ones_the_methods_write():
     assert declared == {
         prefeval_answers.MCQ_ANSWER_FORMAT: "core.benchmarks.prefeval.answers:score",
         personamem_answers.ANSWER_FORMAT: "core.benchmarks.personamem.answers:score",
+        "mcq-personamem-v2": "core.benchmarks.personamem_v2.answers:score",
+        "mcq-personamem-v2-recorded": "core.benchmarks.personamem_v2.answers:score_recorded",
     }
 
 

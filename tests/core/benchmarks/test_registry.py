@@ -22,7 +22,8 @@ from tests.tui.conftest import child_env
 def test_every_builtin_benchmark_has_its_entry_point():
     points = {ep.name: ep.value for ep in metadata.entry_points(group=benchmarks.GROUP)}
     for name in benchmarks.BUILTIN:
-        assert points.get(name) == f"core.benchmarks.{name}:BENCHMARK", "run: pip install --no-deps -e ."
+        package = name.replace("-", "_").replace("op_bench", "opbench")
+        assert points.get(name) == f"core.benchmarks.{package}:BENCHMARK", "run: pip install --no-deps -e ."
 
 
 def test_installed_benchmarks_are_typed_and_named_after_their_entry_point():
@@ -34,7 +35,8 @@ def test_installed_benchmarks_are_typed_and_named_after_their_entry_point():
 def test_registries_keep_todays_order():
     # Installed benchmarks' entries go after the built-ins and before the generic fallbacks.
     assert [n for n in format_order() if FORMATS[n].target.startswith("core.")] == [
-        *("native", "longmemeval", "prefeval", "cupid", "locomo", "personamem", "chatlog"),
+        *("native", "longmemeval-cleaned", "longmemeval", "prefeval", "cupid", "locomo", "op-bench"),
+        *("personamem", "personamem-v2", "chatlog"),
     ]
     assert format_order()[0] == "native" and format_order()[-1] == "chatlog"
     builtin_methods = [n for n in METHODS if METHODS[n].target.startswith("core.")]
@@ -42,14 +44,18 @@ def test_registries_keep_todays_order():
         *("zero-shot", "reminder", "fewshot-cot", "rag", "np", "td", "cot", "workflow"),
         *("cupid-generate", "cupid-infer", "summary-memory"),
         *("prefeval-zero-shot", "prefeval-remind", "prefeval-cot", "prefeval-rag", "self-critic", "recentering"),
-        *("locomo-qa", "longmemeval", "longmemeval-cot", "personamem", "personamem-merged", "generic"),
+        *("locomo-qa", "longmemeval", "longmemeval-cot", "personamem", "op-bench", "personamem-merged"),
+        *("op-bench-no-memory", "personamem-v2", "personamem-v2-user-roles", "generic"),
     ]
     assert list(METHODS)[-1] == "generic"
     assert [n for n in JUDGES if JUDGES[n].target.startswith("core.")] == [
-        *("demo:heuristic", "choice", "probe-recall", "locomo", "rubric", "checklist", "matching"),
-        *("taxonomy", "longmemeval", "personalization", "pairwise"),
+        *("demo:heuristic", "choice", "probe-recall", "locomo", "mem0-f1", "mem0-bleu1", "rubric", "checklist"),
+        *("matching", "taxonomy", "longmemeval", "mem0", "personamem-v2-boxed", "personamem-v2-vote", "op-bench"),
+        *("restraint", "personalization", "pairwise"),
     ]
-    assert list(RESULT_FORMATS)[:3] == ["prefeval", "longmemeval", "personamem"] and list(RESULT_FORMATS)[-1] == "jsonl"
+    assert list(RESULT_FORMATS) == [
+        *("prefeval", "longmemeval-cleaned", "longmemeval", "personamem", "personamem-v2", "locomo", "mem0", "jsonl"),
+    ]
 
 
 def test_aliases_and_derived_lists_come_from_the_benchmarks():
@@ -65,11 +71,18 @@ def test_sections_of_the_builtin_benchmarks_in_their_report_order():
     names = [s.name for _, s in benchmarks.report_sections() if s.target.startswith("core.")]
     assert names == [
         "longmemeval",
+        "personamem-v2",
+        "personamem-v2-boxed",
+        "personamem-v2-vote",
         "locomo",
+        "mem0-j",
+        "mem0-f1",
+        "mem0-bleu1",
         "cupid-matching",
         "cupid-generation",
         "interpref-pass",
         "interpref-bradley-terry",
+        "op-bench",
     ]
 
 

@@ -11,8 +11,8 @@ from tests.conftest import dataset
 from tests.core.formats.builders import FIXTURES, locomo_sample, prefeval_files, write_tree
 
 DATASET_FORMATS = [name for name in FORMAT_ORDER if name != "native"]
-#: Formats whose files are JSON (PersonaMem's questions are CSV: its JSON Lines part has its own tests).
-JSON_FORMATS = [name for name in FORMAT_ORDER if name != "personamem"]
+#: Formats whose files are JSON (PersonaMem's and PersonaMem-v2's questions are CSV).
+JSON_FORMATS = [name for name in FORMAT_ORDER if name not in ("personamem", "personamem-v2")]
 
 
 @pytest.mark.parametrize(
@@ -78,7 +78,8 @@ def test_undetectable_input_says_how_to_proceed(tmp_path):
         detect_format(path)
     assert (
         str(info.value)
-        == "notes.json: cannot tell the format; pass --format (native, longmemeval, prefeval, cupid, locomo, personamem, chatlog)"
+        == "notes.json: cannot tell the format; pass --format (native, longmemeval-cleaned, longmemeval, prefeval, cupid, "
+        "locomo, op-bench, personamem, personamem-v2, chatlog)"
     )
 
 

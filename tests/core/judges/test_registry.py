@@ -39,18 +39,14 @@ def test_judges_for_a_run_spec_adds_choice_once():
 
 def test_the_registry_is_the_one_list_of_judges():
     assert list(JUDGE_CHOICES) == [
-        "demo:heuristic",
-        "choice",
-        "probe-recall",
-        "locomo",
-        "rubric",
-        "checklist",
-        "matching",
-        "taxonomy",
-        "longmemeval",
-        "personalization",
+        *("demo:heuristic", "choice", "probe-recall", "locomo", "mem0-f1", "mem0-bleu1", "rubric", "checklist"),
+        *("matching", "taxonomy", "longmemeval", "mem0", "personamem-v2-boxed", "personamem-v2-vote", "op-bench"),
+        *("restraint", "personalization"),
     ]
-    assert LLM_KINDS == ("rubric", "checklist", "matching", "taxonomy", "longmemeval", "personalization", "pairwise")
+    assert LLM_KINDS == (
+        *("rubric", "checklist", "matching", "taxonomy", "longmemeval", "mem0", "personamem-v2-boxed"),
+        *("personamem-v2-vote", "op-bench", "personalization", "pairwise"),
+    )
     for name, entry in JUDGES.items():
         assert entry.description and callable(entry.load()), name
     with pytest.raises(JudgeSpecError, match="two responses"):

@@ -27,7 +27,7 @@ def test_benchmarks_json_and_one_benchmark():
     out = CliRunner().invoke(main, ["benchmarks", "locomo", "--json"])
     assert out.exit_code == 0, out.output
     (locomo,) = json.loads(out.output)["benchmarks"]
-    assert locomo["methods"] == ["locomo-qa"] and locomo["judges"] == ["locomo"]
+    assert locomo["methods"] == ["locomo-qa"] and locomo["judges"] == ["locomo", "mem0", "mem0-f1", "mem0-bleu1"]
     assert locomo["profile"] == {
         "context": "full",
         "method": "locomo-qa",
@@ -52,7 +52,8 @@ def test_judge_help_lists_every_per_response_judge():
     for kind in JUDGES.values():
         if kind.per_response:
             assert kind.name in text, kind.name
-    assert "--kind [rubric|checklist|matching|taxonomy|longmemeval|personalization]" in text
+    kinds = "rubric|checklist|matching|taxonomy|longmemeval|mem0|personamem-v2-boxed|personamem-v2-vote|op-bench"
+    assert f"--kind [{kinds}|personalization]" in text
 
 
 def test_list_methods_lists_every_registered_method_in_order():
