@@ -120,6 +120,43 @@ def export_runs(db: Any, out: IO[str], f: RunFilter, fmt: str, layout: str) -> i
     return stored_export.export(db, out, f=f, fmt=fmt, layout=layout)
 
 
+def export_eee(db: Any, out: str, f: RunFilter, *, protect: list, force: bool = False) -> list:
+    """Write the selected judged answers as Every Eval Ever 0.3.0 records
+    (:func:`storage.export_eee.export_eee`): one aggregate + samples file per model, under the folder
+    ``out`` (or ``out`` itself, a ``.json``, for one model); ValueError when nothing judged is selected."""
+    from storage.export_eee import export_eee as write
+
+    return write(db, out, f, protect=protect, force=force)
+
+
+def export_inspect(db: Any, out: str, f: RunFilter, *, protect: list, force: bool = False) -> list[tuple[str, int]]:
+    """Write the selected runs as Inspect logs (:mod:`storage.export_inspect`), ``.eval`` or
+    ``.json`` by ``out``'s suffix: one log per batch label × model, ``out`` itself when the selection
+    makes one log, else ``<stem>_<label>_<model><suffix>`` beside it; each file whole or not at all.
+    Returns (path, samples) per file written."""
+    from pathlib import Path
+
+    from storage.export_inspect import inspect_logs, safe_name, write_eval, write_json
+    from storage.output_files import replace_atomically
+
+    target = Path(out)
+    suffix = target.suffix.lower()
+    if suffix not in (".eval", ".json"):
+        raise ValueError(f"an Inspect log is written as .eval or .json, not {target.name!r}")
+    logs = inspect_logs(db, f)
+    written = []
+    for log in logs:
+        path = (
+            target
+            if len(logs) == 1
+            else target.with_name(f"{target.stem}_{safe_name(log.label)}_{safe_name(log.model)}{suffix}")
+        )
+        with replace_atomically(path, binary=suffix == ".eval", protect=protect, force=force) as fh:
+            (write_eval if suffix == ".eval" else write_json)(log, fh)
+        written.append((str(path), len(log.samples)))
+    return written
+
+
 def retest_table(db: Any, metric: str, f: RunFilter) -> ReportTable:
     """Each judge's agreement with itself on the answers it judged more than once."""
     return stored_report.retest_table(db, metric, f)

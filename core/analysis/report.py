@@ -29,9 +29,7 @@ from typing import Any
 from core.analysis.score_columns import ScoreKey, score_column_names
 from core.judges.aggregate import agreement, score_summary, source_of
 
-SOURCE_NOTE = (
-    "each row is one judge source and judge model: heuristic, parser and human scores are never pooled with LLM ones"
-)
+SOURCE_NOTE = "each row is one judge source and judge model: heuristic, parser, human and recorded scores are never pooled with LLM ones"
 
 
 @dataclass

@@ -49,10 +49,14 @@ def _gather() -> tuple[list[Entry], dict[str, str]]:
         "generic JSON Lines: user, query, model, answer (+ messages …)",
         order=LAST,
     )
-    return merged([[generic], *benchmarks.entries("result_formats")]), {}
+    eee = Entry("eee", "core.results.eee", "Every Eval Ever 0.3.0 / 0.2.x: <uuid>.json + <uuid>_samples.jsonl")
+    inspect = Entry(
+        "inspect", "core.results.inspect_log", "Inspect (inspect_ai) logs: .eval or .json, with their scores"
+    )
+    return merged([[eee, inspect, generic], *benchmarks.entries("result_formats")]), {}
 
 
-#: Most specific first: the benchmarks' formats (:mod:`core.benchmarks`), then generic JSON Lines.
+#: Most specific first: the benchmarks' formats (:mod:`core.benchmarks`), then Inspect logs and generic JSON Lines.
 RESULT_FORMATS: Registry[Entry] = Registry.deferred(_gather)
 
 

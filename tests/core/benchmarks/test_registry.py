@@ -54,7 +54,8 @@ def test_registries_keep_todays_order():
         *("restraint", "personalization", "pairwise"),
     ]
     assert list(RESULT_FORMATS) == [
-        *("prefeval", "longmemeval-cleaned", "longmemeval", "personamem", "personamem-v2", "locomo", "mem0", "jsonl"),
+        *("prefeval", "longmemeval-cleaned", "longmemeval", "personamem", "personamem-v2", "locomo", "mem0"),
+        *("eee", "inspect", "jsonl"),
     ]
 
 

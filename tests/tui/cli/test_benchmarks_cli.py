@@ -38,7 +38,7 @@ def test_benchmarks_json_and_one_benchmark():
     assert whole["generic"] == {
         "formats": ["native", "chatlog"],
         "judges": ["demo:heuristic", "choice", "probe-recall"],
-        "result_formats": ["jsonl"],
+        "result_formats": ["eee", "inspect", "jsonl"],
     }
 
 

@@ -122,3 +122,12 @@ def test_the_choice_parser_is_shown_as_a_parser_not_an_llm_judge(db):
         conn.close()
     assert judgments and {source_label(j) for j in judgments} == {"parser"}
     assert "(parser (no model call))" in judgment_markdown("demo:oracle", judgments[0])
+
+
+def test_report_help_names_every_factor_it_accepts():
+    """The --by help is written by hand: it must keep naming every factor the report reads."""
+    from storage.report import FACTORS
+
+    text = " ".join(CliRunner().invoke(main, ["report", "--help"]).output.split())
+    missing = [name for name in FACTORS if name not in text]
+    assert not missing, missing

@@ -66,9 +66,9 @@ def _asked_flags(values: dict) -> dict[str, list[str] | None]:
     default="model",
     show_default=True,
     help="Comma-separated factors: model, provider, user, query, query_kind, expression_type, context, "
-    "turns, method, seed, batch, instance_type, preference_origin, preference_type, topic, dimension, question_type, "
-    "category (the dataset's question category). A benchmark's own tables follow when the runs have its "
-    "judgments (see --section).",
+    "turns, evidence_depth, sessions_back, repeat, temperature, method, seed, batch, instance_type, "
+    "preference_origin, preference_type, topic, question_type, dimension, category (the dataset's question "
+    "category). A benchmark's own tables follow when the runs have its judgments (see --section).",
 )
 @click.option(
     "--metric",
