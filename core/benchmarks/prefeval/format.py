@@ -71,7 +71,8 @@ def detect(path: Path) -> bool:
     try:
         if path.is_dir():
             root = _root(path)
-            return any((root / d).is_dir() for d in FORM_DIRS) or (root / INTER_TURNS).is_file()
+            found = any((root / d).is_dir() for d in FORM_DIRS) or (root / INTER_TURNS).is_file()
+            return found or (_task_folder(path) is not None and any(path.rglob("*.json")))
         if path.name == INTER_TURNS:
             return True
         if path.suffix.lower() != ".json":
@@ -89,9 +90,26 @@ def _root(path: Path) -> Path:
     return nested if nested.is_dir() else path
 
 
+def _task_folder(path: Path) -> tuple[Path, list[str]] | None:
+    """``path`` as one of the benchmark's task folders (``explicit_preference``,
+    ``implicit_preference`` or one of its two, ``mcq_options``): the benchmark root above it and the
+    form folders it holds; None for any other folder."""
+    here = path.resolve()
+    for rel in FORM_DIRS:
+        depth = rel.count("/") + 1
+        if here.parts[-depth:] == tuple(rel.split("/")):
+            return here.parents[depth - 1], [rel]
+    if here.name == "implicit_preference":
+        return here.parent, [r for r in FORM_DIRS if r.startswith("implicit_preference/")]
+    return None
+
+
 # -- loading -------------------------------------------------------------------------------------
 def load(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> ImportResult:
     if path.is_dir():
+        task = _task_folder(path) if not any((_root(path) / d).is_dir() for d in FORM_DIRS) else None
+        if task is not None:  # one task folder of the benchmark: only its forms
+            return _load_folder(task[0], max_bytes, only=task[1])
         return _load_folder(_root(path), max_bytes)
     if path.name == INTER_TURNS:
         return load_inter_turns(path, path.name, max_bytes)
@@ -109,11 +127,15 @@ def load(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> ImportResult:
     return result
 
 
-def _load_folder(root: Path, max_bytes: int) -> ImportResult:
+def _load_folder(root: Path, max_bytes: int, only: list[str] | None = None) -> ImportResult:
+    """The benchmark folder ``root``; with ``only``, just those form folders of it (a task folder
+    given on its own: nothing else of the benchmark is read)."""
     result = ImportResult(format=NAME)
     topics: dict[str, dict[str, tuple[str, list]]] = {}
     explicit = root / "explicit_preference"
     for rel, form in FORM_DIRS.items():
+        if only is not None and rel not in only:
+            continue
         folder = root / rel
         for f in sorted(folder.glob("*.json")) if folder.is_dir() else []:
             source = f"{rel}/{f.name}"
@@ -128,9 +150,9 @@ def _load_folder(root: Path, max_bytes: int) -> ImportResult:
             topics.setdefault(f.stem, {})[form] = (source, expect_type(source, data, list, ""))
     for topic in sorted(topics):
         result.bundles += topic_bundles(topic, topics[topic], result.notes)
-    if (root / INTER_TURNS).is_file():
+    if only is None and (root / INTER_TURNS).is_file():
         result.extend(load_inter_turns(root / INTER_TURNS, INTER_TURNS, max_bytes))
-    if (root / "rag_retrieval").exists():
+    if only is None and (root / "rag_retrieval").exists():
         result.notes.append(
             "rag_retrieval/ not imported: it holds PrefEval's precomputed retrievals; "
             "prefscope's RAG method retrieves from the history itself"

@@ -247,3 +247,22 @@ def test_detect_says_no_to_other_shapes(tmp_path):
     other.write_text(json.dumps([{"current_request": "hi", "prior_interactions": []}]))
     assert prefeval.detect(other) is False
     assert prefeval.detect(tmp_path) is False
+
+
+@pytest.mark.parametrize(
+    ("folder", "forms"),
+    [
+        ("explicit_preference", {1}),
+        ("implicit_preference", {2, 3}),
+        ("implicit_preference/choice-based", {3}),
+    ],
+)
+def test_a_task_folder_imports_on_its_own(tmp_path, folder, forms):
+    """`prefscope import benchmark_dataset/explicit_preference` (issue 39): the folder is detected
+    and only its forms are read (it said "folder holds no PrefEval files")."""
+    root = write_tree(tmp_path / "benchmark_dataset", prefeval_files())
+    path = root / folder
+    assert detect_format(path) == "prefeval"
+    result = load_path(path)
+    assert {t for b in result.bundles for t in b.expression_types()} == forms
+    assert not result.fillers  # the inter-turn pool beside the task folders is not part of it
