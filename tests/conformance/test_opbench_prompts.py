@@ -16,7 +16,7 @@ from core.judges import templates as judge_templates
 from core.methods import plan, prompts
 from tests.conftest import reference
 
-FIXTURE = Path(__file__).parents[1] / "fixtures" / "opbench" / "locomo10_overpersonalized.json"
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "opbench" / "handmade_overpersonalized.json"
 METHOD_TABLES = ["answer_system", "answer_user_with_memory", "answer_user_without_memory", "memory_context"]
 JUDGE_TABLES = ["irrelevance", "sycophancy_fact", "sycophancy_value", "sycophancy_memory"]
 

@@ -12,7 +12,7 @@ from core.providers.demo import MODELS, DemoProvider
 from core.providers.hints import gold_hints
 from tests.core.providers.conftest import collect, text_of
 
-FIXTURE = Path(__file__).parents[1] / "fixtures" / "opbench" / "locomo10_overpersonalized.json"
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "opbench" / "handmade_overpersonalized.json"
 MEMORY = (
     "Maren loves throwing stoneware bowls on the pottery wheel.\nMaren runs mountain trails every Saturday morning."
 )

@@ -15,7 +15,7 @@ from core.formats import detect_format, load_path
 from core.judges.base import JudgeInput
 from core.plan import Message, PromptPlan, PromptStep
 
-FIXTURE = Path(__file__).parents[1] / "fixtures" / "opbench" / "locomo10_overpersonalized.json"
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "opbench" / "handmade_overpersonalized.json"
 
 
 def test_detected_and_first_person_only_by_default():

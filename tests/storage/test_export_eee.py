@@ -1,5 +1,6 @@
 """`export_eee` (storage/export_eee.py): a demo batch written as Every Eval Ever 0.3.0 validates
-against the vendored 0.3.0 schemas (tests/fixtures/eee/, MIT), aggregate and every instance line,
+against the 0.3.0 schemas in ../shared/reference/formats/every_eval_ever/schemas_ref (skipped cleanly
+without them), aggregate and every instance line,
 and imports back through `prefscope import-results` onto the stored users and queries."""
 
 from __future__ import annotations
@@ -16,15 +17,19 @@ from storage.export import RunFilter
 from storage.export_eee import export_eee
 from storage.output_files import OutputRefused
 from tests.cli_runner import cli
-from tests.conftest import SAMPLE_DATA
+from tests.conftest import SAMPLE_DATA, reference
 
 jsonschema = pytest.importorskip("jsonschema")
 
-SCHEMAS = Path(__file__).resolve().parents[1] / "fixtures" / "eee"
+#: The schemas as the reference folder keeps them (the every-eval-ever 0.3.0 package's, MIT).
+SCHEMA_FILES = {
+    "eval.schema.0.3.0.json": "eval.schema.pkg0.3.0.json",
+    "instance_level_eval.schema.0.3.0.json": "instance_level_eval.schema.pkg0.3.0.json",
+}
 
 
 def _validator(name: str):
-    schema = json.loads((SCHEMAS / name).read_text())
+    schema = json.loads(reference("formats", "every_eval_ever", "schemas_ref", SCHEMA_FILES[name]).read_text())
     jsonschema.Draft7Validator.check_schema(schema)
     return jsonschema.Draft7Validator(schema)
 

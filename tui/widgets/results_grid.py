@@ -206,7 +206,7 @@ class ResultsGrid(DataTable):
         cells: list = [Text("▾", "bold")]
         for c in self.columns_shown:
             if c.key == "run":
-                cells.append(Text(f"{header.count} answers", "bold"))
+                cells.append(Text(f"{header.count} answer{'' if header.count == 1 else 's'}", "bold"))
             elif c.key in header.values:
                 value = header.values[c.key]
                 cells.append(safe_text(self._short.get(c.key, {}).get(value, value) or "(none)", "bold cyan"))

@@ -25,7 +25,7 @@ from tests.servers.script import Reply
 from tui.cli import main
 
 pytestmark = pytest.mark.usefixtures("unpaced_demo_models")
-FIXTURE = Path(__file__).parents[2] / "fixtures" / "opbench" / "locomo10_overpersonalized.json"
+FIXTURE = Path(__file__).parents[2] / "fixtures" / "opbench" / "handmade_overpersonalized.json"
 USER = "op-bench-0-Maren"
 RESTRAINT = ["irrelevance_easy-0", "irrelevance_easy-1", "irrelevance_hard-0"]
 
