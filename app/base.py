@@ -80,6 +80,10 @@ class Base:
             self._users[user_id] = load_user(self.db, user_id)
         return self._users[user_id]
 
+    def forget_user(self, user_id: str) -> None:
+        """Drop the cached bundle of a user whose stored rows changed (queries added to it)."""
+        self._users.pop(user_id, None)
+
     def filler_pools(self) -> list[FillerPool]:
         if self._pools is None:
             from storage.fillers import load_filler_pools

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from app.workbench import Workbench
+from core.analysis.restraint_probes import GENERATED
 from core.plan import PromptPlan
 from core.run.batch import BatchRunner, Progress, select
 from core.run.cells import EngineCellRunner
@@ -152,7 +153,11 @@ def open_batch(
         cells = expand(
             grid,
             all_users=lambda: user_ids(workbench.db),
-            queries_of=lambda u: [(q.id, q.kind) for q in load_bundle(u).queries],
+            # "Every query" leaves generated restraint probes out: a benchmark's own judge would
+            # score them as if the preference applied. Named (or matched by a pattern) they run.
+            queries_of=lambda u: [
+                (q.id, q.kind) for q in load_bundle(u).queries if grid.queries != "*" or not q.meta.get(GENERATED)
+            ],
         )
         judges = workbench.judges(cells[0].spec) if cells else []
     except (GridError, JudgeSpecError) as exc:

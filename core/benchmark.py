@@ -235,11 +235,18 @@ BUILTIN = (
     "longmemeval",
     "personamem",
     "personamem-v2",
+    "personamem-v3",
     "op-bench",
     "recentering",
 )
 #: A built-in whose registry name is no Python package name: the package it lives in.
-_PACKAGE = {"personamem-v2": "personamem_v2", "op-bench": "opbench"}
+_PACKAGE = {"personamem-v2": "personamem_v2", "personamem-v3": "personamem_v3", "op-bench": "opbench"}
+
+
+def package_of(name: str) -> str:
+    """The package under ``core.benchmarks`` of a built-in benchmark's registry name."""
+    return _PACKAGE.get(name, name)
+
 
 _installed: list[Benchmark] | None = None
 _lock = threading.Lock()
@@ -276,7 +283,7 @@ def installed() -> list[Benchmark]:
         if _installed is None:
             points = {ep.name: ep.value for ep in _entry_points()}
             for name in BUILTIN:
-                points.setdefault(name, f"core.benchmarks.{_PACKAGE.get(name, name)}:BENCHMARK")
+                points.setdefault(name, f"core.benchmarks.{package_of(name)}:BENCHMARK")
             order = {name: i for i, name in enumerate(BUILTIN)}
             names = sorted(points, key=lambda n: (order.get(n, len(order)), n))
             loaded = [_load(name, points[name]) for name in names]

@@ -135,6 +135,12 @@ class Preference(_Strict):
         return self
 
 
+#: The ``Query.meta`` key of a **restraint query**: its gold says the user's preference should not
+#: change the answer (OP-Bench's irrelevance tasks, generated restraint probes). An answer that
+#: drags the preference in is diagnosed ``misapplied``.
+RESTRAINT = "restraint"
+
+
 class Query(_Strict):
     id: str = Field(min_length=1)
     kind: QueryKind

@@ -4,7 +4,9 @@ An imported run is an ordinary run (``runs`` + ``prompts`` + ``responses`` rows)
 judges, compares, exports and reports like any other. What marks it:
 
 * its model is ``imported:<source model>``, so ``responses.provider`` is ``imported`` wherever
-  models are shown (runs list, results grid, export, report); ``is_demo`` 0, no cost, no tokens;
+  models are shown (runs list, results grid, export, report); no cost, tokens only where the file
+  gives them, status ``error`` where it says the call failed; ``is_demo`` only
+  for answers a ``demo:`` model wrote (an exported demo batch read back stays labelled demo);
 * its RunSpec says how the answer was produced (method, context, inter turns) and its label is
   ``imported:<file>``; the plan's one step holds the messages when the source gave them, and its
   notes say what is known (source file, record, what the prompt was);
@@ -191,15 +193,15 @@ def _recorded_missing(db: Database, run_id: str, a: ImportedAnswer) -> list[Reco
     ]
 
 
-def _texts_index(db: Database) -> dict[tuple[str, str], list[tuple[str, str]]]:
-    """(preference text, open question) -> stored (user, query) pairs, for PrefEval matching."""
-    out: dict[tuple[str, str], list[tuple[str, str]]] = {}
-    for uid, qid, pref, question in db.execute(
-        "SELECT q.user_id, q.id, pr.text, q.text FROM queries q "
+def _texts_index(db: Database) -> dict[tuple[str, str, str], list[tuple[str, str]]]:
+    """(preference text, question, query kind) -> stored (user, query) pairs, for PrefEval matching."""
+    out: dict[tuple[str, str, str], list[tuple[str, str]]] = {}
+    for uid, qid, pref, question, kind in db.execute(
+        "SELECT q.user_id, q.id, pr.text, q.text, q.kind FROM queries q "
         "JOIN preferences pr ON pr.user_id = q.user_id AND pr.id = q.preference_id "
-        "WHERE q.kind = 'open' ORDER BY q.user_id, q.position"
+        "WHERE q.kind IN ('open', 'mcq') ORDER BY q.user_id, q.position"
     ):
-        out.setdefault((pref, question), []).append((uid, qid))
+        out.setdefault((pref, question, kind), []).append((uid, qid))
     return out
 
 
@@ -216,7 +218,9 @@ def _link(db: Database, a: ImportedAnswer, by_text: dict) -> tuple[str | None, s
     if a.match_meta is not None:
         return _by_meta(db, a)
     if a.match is not None:
-        found = by_text.get((a.match.get("preference", ""), a.match.get("question", "")), [])
+        # "kind" (default open): an MCQ answer goes on the MCQ query of the same texts
+        key = (a.match.get("preference", ""), a.match.get("question", ""), a.match.get("kind", "open"))
+        found = by_text.get(key, [])
         if found:
             # Repeated texts: prefer the stored user of the same record index (PrefEval's own ids).
             same = [f for f in found if f[0].endswith(f"-{a.record:03d}")]
@@ -308,7 +312,7 @@ def _insert_run(db: Database, run_id: str, a: ImportedAnswer, user_id: str, quer
             "label": spec.label,
             "spec": spec.model_dump_json(),
             "plan": json.dumps(plan_meta, ensure_ascii=False),
-            "status": "ok",
+            "status": "error" if a.error else "ok",
             "pid": None,
         }
     )
@@ -322,14 +326,17 @@ def _insert_run(db: Database, run_id: str, a: ImportedAnswer, user_id: str, quer
             "slot": 0,
             "model": model.id,
             "provider": PROVIDER,
-            "is_demo": 0,
+            "is_demo": int(model.model.startswith("demo:")),  # imported:demo:oracle
             "params": model.params.model_dump_json(),
             "base_url": None,
             "step": step.name,
             "is_final": 1,
             "request_hash": sha,
             "text": a.answer,
-            "status": "ok",
+            "status": "error" if a.error else "ok",
+            "error": a.error,
+            "input_tokens": a.input_tokens,
+            "output_tokens": a.output_tokens,
             "cache_hit": 0,
             "started_at": now,
             "updated_at": now,

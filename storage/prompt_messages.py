@@ -26,6 +26,21 @@ from core.plan import Message, PromptStep
 FIELDS = ("role", "content")
 
 _CHUNK = 500  # ids per ``IN (…)``: under SQLite's bound-parameter limit
+#: A step's protocol limits and prefill: no ``prompts`` column holds them, so the run's plan JSON
+#: keeps them under this key (one object per step, only the fields set), and reading restores them.
+STEP_LIMITS = "step_limits"
+_LIMIT_FIELDS = ("max_tokens", "temperature", "prefill")
+
+
+def step_limits(steps: list[PromptStep]) -> list[dict]:
+    """Per step, the limits set (``[]`` when no step has any: plans without them store as before)."""
+    limits = [{k: getattr(s, k) for k in _LIMIT_FIELDS if getattr(s, k) is not None} for s in steps]
+    return limits if any(limits) else []
+
+
+def with_step_limits(steps: list[PromptStep], limits: list[dict]) -> list[PromptStep]:
+    """The stored steps with their limits back (what :func:`step_limits` kept)."""
+    return [s.model_copy(update=lim) if lim else s for s, lim in zip(steps, [*limits, *[{}] * len(steps)])]
 
 
 def message_key(message: Message) -> bytes:

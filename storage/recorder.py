@@ -38,7 +38,7 @@ from core.run.spec import (
     RunStarted,
     TokensArrived,
 )
-from storage.prompt_messages import insert_prompt_step
+from storage.prompt_messages import STEP_LIMITS, insert_prompt_step, step_limits
 from storage.recovery import RecoveryFile, answer_record
 from storage.writable import reason
 from storage.writer import WRITE_DEADLINE_S, Writer, WriterError
@@ -278,6 +278,8 @@ def lost_answers(journal: _Journal, why: str) -> list[dict]:
 def insert_run(db: Database, e: RunStarted) -> None:
     spec = e.spec
     plan_meta = e.plan.model_dump(mode="json", exclude={"steps"})
+    if limits := step_limits(e.plan.steps):
+        plan_meta[STEP_LIMITS] = limits
     db.table("runs").insert(
         {
             "id": e.run_id,

@@ -10,7 +10,7 @@ from sqlite_utils import Database
 
 from core.plan import PromptPlan
 from core.run.spec import RunSpec
-from storage.prompt_messages import load_prompt_steps
+from storage.prompt_messages import STEP_LIMITS, load_prompt_steps, with_step_limits
 
 
 @dataclass(frozen=True)
@@ -132,8 +132,9 @@ def load_run(db: Database, run_id: str) -> StoredRun:
     row = db.execute("SELECT id, created_at, status, spec, plan FROM runs WHERE id = ?", [run_id]).fetchone()
     if row is None:
         raise UnknownRun(run_id)
-    steps = load_prompt_steps(db, run_id)
-    plan = PromptPlan.model_validate({**json.loads(row[4]), "steps": [s.model_dump() for s in steps]})
+    meta = json.loads(row[4])
+    steps = with_step_limits(load_prompt_steps(db, run_id), meta.pop(STEP_LIMITS, []))
+    plan = PromptPlan.model_validate({**meta, "steps": [s.model_dump() for s in steps]})
     run = StoredRun(row[0], row[1], row[2], RunSpec.model_validate_json(row[3]), plan)
     for r in db.execute(
         "SELECT id, slot, model, is_demo, step, is_final, text, status, error, ttft_ms, duration_ms, input_tokens, "

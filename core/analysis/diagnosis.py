@@ -63,8 +63,6 @@ KNOWN_NOT_APPLIED = "known, not applied"
 MISAPPLIED = "misapplied"
 #: A restraint query's answer that rightly left the preference out (category :data:`APPLIED`).
 HELD_BACK = "applied: held back"
-#: The ``Query.meta`` key of a restraint query (its gold: the preference is irrelevant).
-RESTRAINT = "restraint"
 UNDETERMINED = "undetermined"
 #: The labels in funnel order: where an answer loses the preference, then the ones that kept it.
 LABELS = (NOT_IN_CONTEXT, NOT_RETRIEVED, NOT_KNOWN, KNOWN_NOT_APPLIED, MISAPPLIED, APPLIED, UNDETERMINED)
@@ -89,10 +87,12 @@ APPLIED_RULES: tuple[tuple[str, dict[str, float], str], ...] = (
     ("choice", {"accuracy": 1}, "the right option"),
     ("longmemeval", {"accuracy": 1}, "LongMemEval judge: correct"),
     ("locomo", {"f1": 0.5}, "LoCoMo F1 ≥ 0.5"),
+    ("pmv3-slice", {"held_out_hit": 1}, "PersonaMem-v3: the held-out preference matched (similarity ≥ 0.5)"),
 )
 #: The verdicts read for a restraint query's "applied" step (passes = the preference held back).
 RESTRAINT_RULES: tuple[tuple[str, dict[str, float], str], ...] = (
     ("op-bench", {"irrelevance": 0.5}, "OP-Bench irrelevance score ≥ 0.5: no over-personalization"),
+    ("pmv3-slice", {"held_back": 1}, "PersonaMem-v3: no held-out hit, no AVOID leak, carve-out respected"),
     ("restraint", {"held_back": 1}, "the answer leaves the user's stored preferences out (lexical)"),
 )
 _SOURCES = ("human", "llm", "recorded", "parser", "heuristic")

@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from core.analysis.diagnosis import RESTRAINT, Case, ProbeAnswer
+from core.analysis.diagnosis import Case, ProbeAnswer
 from core.history.build import default_expression_type
 from core.history.configs import ContextError, config_named
 from core.methods import UnknownMethod, method_info
-from core.model import EVIDENCE_DEPTH, PROBE_PREFIX, Query, UserBundle
+from core.model import EVIDENCE_DEPTH, PROBE_PREFIX, RESTRAINT, Query, UserBundle
 
 #: The label prefix of runs made by ``prefscope import-results`` (their plans rebuild no context).
 IMPORTED_LABEL = "imported:"

@@ -31,6 +31,24 @@ def load_json(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> object:
         raise FormatError(path.name, "JSON is nested too deeply to read") from exc
 
 
+def object_lines(text: str, shown: str) -> list[tuple[int, str, dict]]:
+    """JSON Lines text whose every record is an object: ``(line number, "line N", record)``, blank
+    lines skipped; an invalid or non-object line is an error naming ``shown`` and the line."""
+    out: list[tuple[int, str, dict]] = []
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        label = f"line {lineno}"
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise FormatError(shown, f"invalid JSON ({exc.msg})", record=label) from None
+        if not isinstance(rec, dict):
+            raise FormatError(shown, f"expected an object, got {type(rec).__name__}", record=label)
+        out.append((lineno, label, rec))
+    return out
+
+
 def load_lines(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> list[tuple[str, object]]:
     """JSON Lines, each record labelled ``line N`` with its real line number (blank lines count)."""
     text = read_text(path, max_bytes)

@@ -68,7 +68,7 @@ CONFIGS: dict[str, ContextConfig] = {
             "RealPref Table 2",
             "Extreme 35+210K",
         ),
-        ContextConfig("full", "Full", 0, 0, "every prior session of the user, all kinds", "CUPID §4", "CUPID full"),
+        ContextConfig("full", "Full", 0, 0, "every prior session of the user, all kinds", "CUPID §4", "Full history"),
         ContextConfig(
             "oracle",
             "Oracle",
@@ -85,7 +85,7 @@ CONFIGS: dict[str, ContextConfig] = {
             0,
             "every prior session replaced by a model-written summary",
             "CUPID §4.2.3, Fig. 23",
-            "CUPID summaries",
+            "Summaries",
         ),
         ContextConfig(
             "none", "No history", 0, 0, "no history: the generic baseline", "Re-Centering §6, InterPref", "No history"

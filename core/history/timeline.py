@@ -27,6 +27,8 @@ class TimelineRow:
     expression_type: int | None = None
     preference_ids: tuple[str, ...] = ()
     context_factor: str | None = None
+    #: The session's title (PersonaMem's message range, PersonaMem-v3's app and action).
+    title: str = ""
     tokens: int = 0
     #: The tokens are a characters / 4 estimate, not a tokenizer count.
     estimated: bool = False
@@ -138,6 +140,7 @@ def timeline_rows(
                 expression_type=session.expression_type,
                 preference_ids=tuple(session.preference_ids),
                 context_factor=session.context_factor,
+                title=session.title,
                 tokens=tokens.get(sid, 0),
                 estimated=estimated,
                 evidence=sid in evidence,

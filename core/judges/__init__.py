@@ -53,6 +53,13 @@ _GENERIC = [
         needs_model=False,
         order=FIRST + 2,
     ),
+    JudgeKind(
+        "restraint",
+        "core.judges.restraint:RestraintJudge",
+        "Restraint queries: does the answer drag the user's stored preference in? (lexical heuristic, no model).",
+        needs_model=False,
+        order=FIRST + 3,
+    ),
 ]
 
 

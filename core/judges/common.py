@@ -108,6 +108,7 @@ def missing_input(
     reason: str,
     scale: tuple[float, float] | None = None,
     heuristic: bool = False,
+    extra: dict | None = None,
 ) -> Judgment:
     """The judge could not run on this item (no gold preference, no checklist …): a recorded failure."""
     lo, hi = scale if scale else (None, None)
@@ -124,6 +125,7 @@ def missing_input(
         scale_max=hi,
         heuristic=heuristic,
         error=reason,
+        extra=extra or {},
     )
 
 

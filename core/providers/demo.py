@@ -348,7 +348,8 @@ def _truthy(value) -> bool | None:
 
 def _oracle(prompt: dt.Prompt, hints: Hints) -> str:
     if hints.get("restraint") is True and prompt.answer_format == "open":
-        return _generic(prompt)  # the gold: the preference should not change this answer
+        # the gold: the preference should not change this answer (its gold answer alone, if any)
+        return _gold_text(hints) or _generic(prompt)
     pref = str(hints.get("gold_preference") or "")
     answer = hints.get("answer")
     lead = f'Keeping your preference in mind ("{prose.snippet(pref)}"), here is my answer.' if pref else ""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TypedDict
 
-from core.model import UserBundle
+from core.model import RESTRAINT, UserBundle
 
 
 class Hints(TypedDict, total=False):
@@ -39,5 +39,5 @@ def gold_hints(bundle: UserBundle, query_id: str) -> Hints:
         answer=query.answer,
         question=query.text,
         reference_answers={k: v for k, v in refs.items() if isinstance(v, str)} if isinstance(refs, dict) else {},
-        restraint=query.meta.get("restraint") is True,
+        restraint=query.meta.get(RESTRAINT) is True,
     )

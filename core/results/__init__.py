@@ -53,10 +53,20 @@ def _gather() -> tuple[list[Entry], dict[str, str]]:
     inspect = Entry(
         "inspect", "core.results.inspect_log", "Inspect (inspect_ai) logs: .eval or .json, with their scores"
     )
-    return merged([[eee, inspect, generic], *benchmarks.entries("result_formats")]), {}
+    lm_eval = Entry(
+        "lm-eval", "core.results.lm_eval", "lm-evaluation-harness --log_samples: results_*.json + samples_*.jsonl"
+    )
+    batch = Entry(
+        "openai-batch",
+        "core.results.openai_batch_results",
+        "OpenAI Batch API: input + output/error .jsonl joined on custom_id",
+    )
+    evals = Entry("openai-evals", "core.results.openai_evals", "OpenAI Evals {item, sample} JSON Lines")
+    return merged([[eee, inspect, lm_eval, batch, evals, generic], *benchmarks.entries("result_formats")]), {}
 
 
-#: Most specific first: the benchmarks' formats (:mod:`core.benchmarks`), then Inspect logs and generic JSON Lines.
+#: Most specific first: the benchmarks' formats (:mod:`core.benchmarks`), then the cross-framework ones
+#: (Every Eval Ever, Inspect, lm-eval, OpenAI Batch and Evals) and generic JSON Lines.
 RESULT_FORMATS: Registry[Entry] = Registry.deferred(_gather)
 
 

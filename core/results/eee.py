@@ -20,17 +20,17 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from pathlib import Path
 
 from pydantic import ValidationError
 
 from core.formats.errors import FormatError, from_validation
 from core.formats.reading import DEFAULT_MAX_BYTES, read_text
-from core.formats.shapes import first_record
+from core.formats.shapes import first_record, object_lines
 from core.model import UserBundle
 from core.plan import Message
 from core.results.model import ImportedAnswer, RecordedScore, ResultsImport
+from core.results.placeholders import placeholder_user, slug
 
 NAME = "eee"
 SAMPLES_SUFFIX = "_samples.jsonl"
@@ -124,16 +124,7 @@ def _load_pair(agg: Path | None, side: Path | None, root: Path, max_bytes: int, 
     sha = hashlib.sha256(raw.encode()).hexdigest()
     metrics = _metrics(aggregate)
     merged: dict[tuple, ImportedAnswer] = {}
-    for n, line in enumerate(raw.splitlines(), start=1):
-        if not line.strip():
-            continue
-        label = f"line {n}"
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise FormatError(shown, f"invalid JSON ({exc.msg})", record=label) from exc
-        if not isinstance(rec, dict):
-            raise FormatError(shown, f"expected an object, got {type(rec).__name__}", record=label)
+    for n, label, rec in object_lines(raw, shown):
         answer = _answer(shown, sha, n - 1, label, rec, aggregate, metrics)
         key = (rec.get("evaluation_id"), answer.model, str(rec.get("sample_id")), answer.answer, answer.user_id)
         if key in merged:
@@ -186,7 +177,7 @@ def _answer(
         fallback, fallback_query = _placeholder(uid, qid, sample_id, question, meta, shown), qid
         link: dict = {"user_id": uid, "query_id": qid}
     else:
-        fuid = "eee-" + _slug(f"{evaluation_name}-{sample_id}")
+        fuid = "eee-" + slug(f"{evaluation_name}-{sample_id}")
         fallback, fallback_query = _placeholder(fuid, "q", sample_id, question, meta, shown), "q"
         pref = meta.get("preference")
         link = {"match": {"preference": pref, "question": question}} if isinstance(pref, str) and question else {}
@@ -303,32 +294,17 @@ def _recorded(
 
 def _placeholder(uid: str, qid: str, sample_id: str, question: str, meta: dict, shown: str) -> UserBundle:
     pref = meta.get("preference")
-    prefs = [{"id": "p1", "text": pref, "origin": "original"}] if isinstance(pref, str) and pref else []
-    return UserBundle.model_validate(
-        {
-            "user": {
-                "id": uid,
-                "name": sample_id,
-                "source": NAME,
-                "meta": {"sample_id": sample_id, "placeholder": True, "from": shown},
-            },
-            "preferences": prefs,
-            "queries": [
-                {
-                    "id": qid,
-                    "kind": "open",
-                    "text": question or f"(Every Eval Ever sample {sample_id}: its prompt is not in the file)",
-                    "preference_id": "p1" if prefs else None,
-                    "meta": {"sample_id": sample_id, "placeholder": True},
-                }
-            ],
-        }
+    return placeholder_user(
+        NAME,
+        uid,
+        qid,
+        sample_id,
+        question,
+        source_file=shown,
+        preference=pref if isinstance(pref, str) and pref else None,
+        meta={"sample_id": sample_id},
     )
 
 
 def _obj(value: object) -> dict:
     return value if isinstance(value, dict) else {}
-
-
-def _slug(value: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", value).strip("-")[:120] or "sample"

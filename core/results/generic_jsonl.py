@@ -5,10 +5,17 @@ Each line is an object::
     {"user": "maya", "query": "p1-open", "model": "gpt-4o-mini", "answer": "…",
      "messages": [{"role": "user", "content": "…"}],      # optional: exactly what was sent
      "method": "zero-shot", "context": "long", "turns": 10, # optional: how it was produced
+     "answer_format": "mcq-prefeval",                       # optional: how the reply is read
      "meta": {…}}                                           # optional: kept verbatim
 
 ``user`` and ``query`` are stored ids (import the users first); unknown fields are errors, so a
 misspelt key is reported rather than dropped.
+
+``answer_format`` names the parser the choice judge reads the reply with: ``mcq`` / ``tf`` (prefscope's
+generic reading) or a benchmark's own (``prefscope`` lists them per benchmark: ``mcq-prefeval``,
+``mcq-personamem`` …). With ``mcq-prefeval`` the messages decide the rest as PrefEval's code does:
+a last assistant message ``<choice>`` is the prefill the reply continues, and the gold letter is
+where the aligned option stood in the options the last user message showed.
 """
 
 from __future__ import annotations
@@ -25,7 +32,11 @@ from core.plan import Message
 from core.results.model import ImportedAnswer, ResultsImport
 
 NAME = "jsonl"
-FIELDS = frozenset({"user", "query", "model", "answer", "messages", "method", "context", "turns", "meta"})
+FIELDS = frozenset(
+    {"user", "query", "model", "answer", "messages", "method", "context", "turns", "answer_format", "meta"}
+)
+#: The readings every install has; benchmarks add their own (``Benchmark.answer_formats``).
+GENERIC_ANSWER_FORMATS = ("open", "mcq", "tf")
 _REQUIRED = ("user", "query", "model", "answer")
 
 
@@ -59,6 +70,7 @@ def load(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> ResultsImport:
             raise FormatError(src, f"expected a count >= 0, got {turns}", record=label, path="turns")
         meta = get(src, rec, "meta", dict, "", label, required=False, default={})
         messages = _messages(src, rec, label)
+        answer_format = _answer_format(src, rec, label)
         result.answers.append(
             ImportedAnswer(
                 format=NAME,
@@ -73,6 +85,7 @@ def load(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> ResultsImport:
                 context=text(src, rec, "context", "", label, required=False) or "imported",
                 turns=turns,
                 answer=answer,
+                answer_format=answer_format,
                 messages=messages,
                 prompt_notes=[f"Recorded answer of {model} imported from {src}, {label}; prefscope did not send it."]
                 + ([] if messages else ["The file does not give the messages the model was sent."]),
@@ -93,3 +106,17 @@ def _messages(src: str, rec: dict, label: str) -> list[Message] | None:
         except ValidationError as exc:
             raise from_validation(src, exc, record=label, prefix=f"messages[{j}]") from exc
     return out
+
+
+def _answer_format(src: str, rec: dict, label: str) -> str | None:
+    name = text(src, rec, "answer_format", "", label, required=False)
+    if name is None:
+        return None
+    from core.benchmark import installed
+
+    known = [*GENERIC_ANSWER_FORMATS, *(e.name for b in installed() for e in b.answer_formats)]
+    if name not in known:
+        raise FormatError(
+            src, f"unknown answer format {name!r} (expected {', '.join(known)})", record=label, path="answer_format"
+        )
+    return name

@@ -36,6 +36,7 @@ from core.formats.reading import DEFAULT_MAX_BYTES
 from core.model import UserBundle
 from core.plan import Message
 from core.results.model import ImportedAnswer, RecordedScore, ResultsImport
+from core.results.placeholders import placeholder_user
 
 NAME = "inspect"
 _ZSTD = 93
@@ -258,24 +259,7 @@ def _recorded(name: str, score: dict) -> list[RecordedScore]:
 
 
 def _placeholder(uid: str, qid: str, question: str, task: str, src: str, sid: str) -> UserBundle:
-    return UserBundle.model_validate(
-        {
-            "user": {
-                "id": uid,
-                "name": sid,
-                "source": NAME,
-                "meta": {"placeholder": True, "from": src, "task": task, "sample_id": sid},
-            },
-            "queries": [
-                {
-                    "id": qid,
-                    "kind": "open",
-                    "text": question or f"(Inspect sample {sid} of {task})",
-                    "meta": {"placeholder": True, "sample_id": sid},
-                }
-            ],
-        }
-    )
+    return placeholder_user(NAME, uid, qid, sid, question, source_file=src, meta={"task": task, "sample_id": sid})
 
 
 def load(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> ResultsImport:

@@ -43,7 +43,8 @@ class ImportedAnswer(BaseModel):
     # -- matching (first rule that applies wins) ----------------------------------------------------
     user_id: str | None = None
     query_id: str | None = None
-    #: Texts to find a stored user by: {"preference": …, "question": …}.
+    #: Texts to find a stored user by: {"preference": …, "question": …, "kind": "open" (default) or
+    #: "mcq" (the stored query of that kind answers it)}.
     match: dict[str, str] | None = None
     #: ``Query.meta`` values to find a stored query by (PersonaMem: question_id, persona_id, size).
     match_meta: dict[str, str] | None = None
@@ -64,6 +65,12 @@ class ImportedAnswer(BaseModel):
     #: Inter turns between the preference exchange and the question, when the source says.
     turns: int | None = Field(default=None, ge=0)
     answer: str
+    #: The source says the call failed (an expired batch request, an HTTP error, a runner's error
+    #: status): the answer (often empty) is stored as a failed one with this message.
+    error: str | None = None
+    #: Token counts when the source gives them (an OpenAI Batch result's ``usage``).
+    input_tokens: int | None = Field(default=None, ge=0)
+    output_tokens: int | None = Field(default=None, ge=0)
     #: The plan's answer format when the source says how replies are read (``mcq-personamem``).
     answer_format: str | None = None
     #: The exact messages the model was sent, when the source has them.

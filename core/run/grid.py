@@ -10,7 +10,8 @@ Grid file (TOML)::
 
     name = "fig5"                      # batch name (resume key); default: the file's stem
     users = ["maya", "priya"]          # or "*" (every imported user)
-    queries = "*"                      # or a list of query ids
+    queries = "*"                      # or a list of query ids or patterns ("*-restraint");
+                                       # "*" leaves generated restraint probes out
     query_kinds = ["open"]             # optional filter: open, mcq, tf
     expression_types = [1, 2, 3, 4]    # omit for datasets without expression types
     contexts = ["simple", "normal"]
@@ -43,6 +44,7 @@ import json
 import tomllib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Literal
 
@@ -290,8 +292,8 @@ def expand(
     """Every cell of the grid, in a stable order, without duplicates.
 
     ``queries_of(user_id)`` gives that user's (query id, kind) pairs; ``all_users()`` the user ids
-    for ``users = "*"``. A listed query id a user does not have is skipped for that user; a grid
-    that expands to nothing is an error.
+    for ``users = "*"``. A listed query id (or pattern, ``*-restraint``) a user does not have is
+    skipped for that user; a grid that expands to nothing is an error.
     """
     methods = _normalise(grid.methods, method_name, "method")
     contexts = _normalise(grid.contexts, context_name, "context")
@@ -305,8 +307,7 @@ def expand(
     for user in users:
         queries = queries_of(user)
         if grid.queries != "*":
-            wanted = set(grid.queries)
-            queries = [q for q in queries if q[0] in wanted]
+            queries = [q for q in queries if any(_id_matches(q[0], w) for w in grid.queries)]
         if grid.query_kinds:
             queries = [q for q in queries if q[1] in grid.query_kinds]
         for qid, _kind in queries:
@@ -336,3 +337,9 @@ def expand(
     if not cells:
         raise GridError("the grid expands to no cells (check users, queries and query_kinds)")
     return list(cells.values())
+
+
+def _id_matches(query_id: str, wanted: str) -> bool:
+    """A listed query id, or a shell-style pattern when it holds one of ``*?[`` (an id that holds
+    one still matches itself)."""
+    return query_id == wanted or (any(c in wanted for c in "*?[") and fnmatchcase(query_id, wanted))

@@ -11,7 +11,7 @@ from core.benchmark import BUILTIN, Benchmark, find
 from docs.reference_gen import markdown as md
 
 REPO = Path(__file__).resolve().parents[2]
-SOURCE = "`BENCHMARK` in core/benchmarks/{name}/ and its protocol notes"
+SOURCE = "`BENCHMARK` in {folder}/ and its protocol notes"
 
 
 def builtin() -> list[Benchmark]:
@@ -48,7 +48,16 @@ def page(b: Benchmark) -> str:
         _factor_labels(b),
         _protocol(b),
     ]
-    return md.page(md.text(b.title), SOURCE.format(name=b.name), *sections)
+    return md.page(md.text(b.title), SOURCE.format(folder=_folder(b)), *sections)
+
+
+def _folder(b: Benchmark) -> str:
+    """The benchmark's package folder: where its protocol notes lie (a registry name such as
+    ``op-bench`` is not always its folder's name)."""
+    notes = Path(b.protocol)
+    if b.protocol.endswith(".md") and len(notes.parts) > 1:
+        return notes.parent.as_posix()
+    return f"core/benchmarks/{b.name}"
 
 
 def _formats(b: Benchmark) -> str:

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from core.benchmarks.opbench import format as fmt
-from core.benchmarks.opbench.judge_restraint import RestraintJudge
 from core.formats import detect_format, load_path
 from core.judges.base import JudgeInput
+from core.judges.restraint import RestraintJudge
 from core.plan import Message, PromptPlan, PromptStep
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "opbench" / "handmade_overpersonalized.json"

@@ -11,13 +11,15 @@ the code a trailing ``# exit N`` comment states.
 What the runner does not run, or changes, is declared below, each with its reason: lines that open
 the workbench or a server (:data:`INTERACTIVE`; checked with ``--help`` instead, which fails on an
 unknown command or option), setup lines (:data:`OTHER_COMMANDS`), the local-server URL
-(:data:`SUBSTITUTIONS`), files a reader downloads or makes by hand (:data:`STAND_INS`), and lines
-naming ``../shared/datasets`` when it is absent (skipped, with the rest of their block).
+(:data:`SUBSTITUTIONS`), files a reader downloads or makes by hand (:data:`STAND_INS`: the repository's
+small hand-made fixtures in the official layouts), and lines naming ``../shared/datasets`` or
+``../shared/reference`` when that folder is absent (skipped, with the rest of their block).
 """
 
 from __future__ import annotations
 
 import csv
+import json
 import shutil
 import subprocess
 import sys
@@ -53,7 +55,9 @@ HANG_S = 300
 #: What every loopback model says: an answer, and a reply every LLM judge parses (a rubric score,
 #: a pair verdict).
 LOOPBACK_REPLY = '{"score": 4, "better": "A", "reason": "It acts on the preference the user stated."}'
-PERSONAMEM = REPO / "tests" / "core" / "formats" / "fixtures" / "personamem"
+FORMAT_FIXTURES = REPO / "tests" / "core" / "formats" / "fixtures"
+FIXTURES = REPO / "tests" / "fixtures"
+PERSONAMEM = FORMAT_FIXTURES / "personamem"
 
 
 # ---- what the runner does not run as it stands ----------------------------------------------------
@@ -157,12 +161,81 @@ def _labels_from_export(work: Path) -> None:
             out.writerow(row | {"annotator": "carol", "dimension": "alignment", "score": 3 + n % 3})
 
 
+def _copy(source: Path, name: str) -> Callable[[Path], None]:
+    """A file the reader has, stood in for by a hand-made fixture of the same layout."""
+
+    def make(work: Path) -> None:
+        (work / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, work / name)
+
+    return make
+
+
+#: LongMemEval questions (one per type, one abstention) in the released layout, and the hypotheses
+#: and judge labels a run on them gave (3 of 4 true), as the bring-your-own-results page tells it.
+LONGMEMEVAL = FORMAT_FIXTURES / "longmemeval_small.json"
+LONGMEMEVAL_ANSWERS = [
+    ("q_user_1", "A border collie.", True),
+    ("q_pref_2", "A vegetarian chili in your new cast-iron pan.", True),
+    ("q_ms_3_abs", "You did not mention buying a guitar.", True),
+    ("q_tr_4", "10 days.", False),
+]
+
+
+def _longmemeval_outputs(work: Path) -> None:
+    """``run_generation.py``'s hypothesis file and the log ``evaluate_qa.py gpt-4o`` wrote from it."""
+    hyp = [{"question_id": q, "hypothesis": h} for q, h, _ in LONGMEMEVAL_ANSWERS]
+    label = [{"model": "gpt-4o-2024-08-06", "label": ok} for _, _, ok in LONGMEMEVAL_ANSWERS]
+    (work / "gpt-4o_s.jsonl").write_text("".join(json.dumps(r) + "\n" for r in hyp), encoding="utf-8")
+    log = "".join(json.dumps(r | {"autoeval_label": x}) + "\n" for r, x in zip(hyp, label, strict=True))
+    (work / "gpt-4o_s.jsonl.eval-results-gpt-4o").write_text(log, encoding="utf-8")
+
+
+def _personamem_v2_release(work: Path) -> None:
+    """PersonaMem-v2's benchmark CSV and the chat histories it links, as released under ``data/``."""
+    shutil.copytree(FIXTURES / "personamem_v2" / "data", work / "data", dirs_exist_ok=True)
+
+
+PERSONAMEM_V2_RESULTS = "results/gpt-4o/evaluation_results_mcq_10012025_120000.csv"
+
+
+def _personamem_v2_results(work: Path) -> None:
+    """``inference.py``'s result CSV for the first three benchmark rows: every input column, then the
+    32k MCQ reply, the letter extracted and the verdict (two right)."""
+    with (FIXTURES / "personamem_v2" / "data" / "benchmark" / "text" / "benchmark.csv").open(encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))[:3]
+    replies = [("Final Answer: A", "A", "True"), ("Final Answer: C", "C", "True"), ("Final Answer: B", "B", "False")]
+    columns = [*rows[0], "model_response_mcq_32k", "predicted_answer_mcq_32k", "is_correct_mcq_32k"]
+    (work / PERSONAMEM_V2_RESULTS).parent.mkdir(parents=True, exist_ok=True)
+    with (work / PERSONAMEM_V2_RESULTS).open("w", newline="", encoding="utf-8") as fh:
+        out = csv.DictWriter(fh, columns)
+        out.writeheader()
+        for row, (reply, letter, verdict) in zip(rows, replies, strict=True):
+            cells = {"model_response_mcq_32k": reply, "predicted_answer_mcq_32k": letter, "is_correct_mcq_32k": verdict}
+            out.writerow(row | cells)
+
+
 #: Files a command names that the reader downloads or makes by hand, made by the test when a
 #: command names them and they are not there yet.
 STAND_INS: dict[str, Callable[[Path], None]] = {
     "data/questions_32k.csv": _personamem_release,
     "gpt-4o_32k.csv": _personamem_results,
     "labels.csv": _labels_from_export,
+    "gpt-4o_s.jsonl": _longmemeval_outputs,
+    "gpt-4o_s.jsonl.eval-results-gpt-4o": _longmemeval_outputs,
+    "longmemeval_s.json": _copy(LONGMEMEVAL, "longmemeval_s.json"),
+    "longmemeval_s_cleaned.json": _copy(
+        FIXTURES / "longmemeval-cleaned" / "longmemeval_s_cleaned.json", "longmemeval_s_cleaned.json"
+    ),
+    "gpt-4o_s_cleaned.jsonl.eval-results-gpt-4o": _copy(
+        FIXTURES / "longmemeval-cleaned" / "gpt-4o_s_cleaned.jsonl.eval-results-gpt-4o",
+        "gpt-4o_s_cleaned.jsonl.eval-results-gpt-4o",
+    ),
+    "data/benchmark/text/benchmark.csv": _personamem_v2_release,
+    PERSONAMEM_V2_RESULTS: _personamem_v2_results,
+    "data/locomo10.json": _copy(FIXTURES / "locomo_mem0" / "annotations.json", "data/locomo10.json"),
+    "outputs/locomo10_qa.json": _copy(FIXTURES / "locomo_mem0" / "predictions.json", "outputs/locomo10_qa.json"),
+    "evaluation_metrics.json": _copy(FIXTURES / "locomo_mem0" / "mem0_metrics.json", "evaluation_metrics.json"),
 }
 
 
@@ -233,8 +306,14 @@ def substituted(args: list[str], servers: Servers) -> list[str]:
     return out
 
 
-def needs_shared(args: list[str]) -> bool:
-    return any("../shared/" in arg for arg in args)
+def absent_shared(args: list[str], shared: Path = SHARED) -> str | None:
+    """The folder of ``../shared`` a line names (``datasets``, ``reference``) when it is absent, else None."""
+    for arg in args:
+        if "../shared/" in arg:
+            folder = arg.split("../shared/", 1)[1].split("/", 1)[0]
+            if not (shared / folder).is_dir():
+                return f"../shared/{folder}"
+    return None
 
 
 def failure(page: str, step: CommandStep, done: subprocess.CompletedProcess, expected: int) -> str:
@@ -265,9 +344,9 @@ def run_page(page: Path, tmp_path: Path, demo_db: Path, servers: Servers) -> lis
             log.append(f"skipped ({verdict.kind}: {verdict.reason}): {step.code}")
         elif step.block in skipped_blocks:
             log.append(f"skipped (after a skipped line of its block): {step.code}")
-        elif needs_shared(args) and not SHARED.is_dir():
+        elif absent := absent_shared(args):
             skipped_blocks.add(step.block)
-            log.append(f"skipped (needs ../shared/datasets, absent): {step.code}")
+            log.append(f"skipped (needs {absent}, absent): {step.code}")
         else:
             log.append(run_line(name, step, substituted(args, servers), work, env))
     return log
@@ -305,7 +384,7 @@ def test_every_command_on_the_page_runs(page, tmp_path, demo_db, servers):
     skipped = [line for line in log if line.startswith("skipped (needs ../shared")]
     if skipped:
         ran = sum(line.startswith("ran") for line in log)
-        pytest.skip(f"ran {ran} lines; ../shared/datasets is absent, so these did not run: {'; '.join(skipped)}")
+        pytest.skip(f"ran {ran} lines; part of ../shared is absent, so these did not run: {'; '.join(skipped)}")
 
 
 # ---- what is declared, not run --------------------------------------------------------------------
@@ -378,6 +457,28 @@ def test_an_interactive_line_names_a_real_command_and_options(step, tmp_path):
 )
 def test_the_runner_refuses_placeholders_and_declares_what_waits_for_a_person(code, kind):
     assert classify(code).kind == kind
+
+
+@pytest.mark.parametrize(
+    ("present", "args", "absent"),
+    [
+        ((), ["prefscope", "import", "../shared/datasets/locomo/locomo10_conv-30.json"], "../shared/datasets"),
+        (("datasets",), ["prefscope", "import-results", "../shared/reference/formats/x.eval"], "../shared/reference"),
+        (("reference",), ["prefscope", "import-results", "../shared/reference/formats/x.eval"], None),
+        ((), ["prefscope", "import-results", "answers.jsonl"], None),
+    ],
+)
+def test_a_line_naming_an_absent_shared_folder_is_skipped(tmp_path, present, args, absent):
+    for folder in present:
+        (tmp_path / folder).mkdir()
+    assert absent_shared(args, tmp_path) == absent
+
+
+def test_every_stand_in_makes_the_file_it_stands_for(tmp_path):
+    for name, make in STAND_INS.items():
+        if name != "labels.csv":  # made from an export the page wrote before
+            make(tmp_path)
+            assert (tmp_path / name).is_file(), name
 
 
 def test_a_page_reads_as_files_and_commands_in_order(tmp_path):

@@ -35,6 +35,10 @@ def plan_with_retrieval() -> PromptPlan:
                 name="answer",
                 messages=[Message(role="system", content="sys"), Message(role="user", content="Where should I stay?")],
                 tokens=12,
+                # a protocol's limits and prefill re-open too (the choice judge reads the prefill)
+                max_tokens=5,
+                temperature=0.0,
+                prefill="<choice>",
             )
         ],
         history_tokens=1234,

@@ -64,7 +64,7 @@ class JudgesTable(DataTable):
 
     def add_item(self, model: str, response_id: str | None, j) -> None:
         self.items.append((model, response_id, j))
-        score = "" if j.score is None else f"{j.score:g}" + (f"/{j.scale_max:g}" if j.scale_max is not None else "")
+        score = "" if j.score is None else f"{j.score:.3g}" + (f"/{j.scale_max:g}" if j.scale_max is not None else "")
         parsed = Text("yes", "green") if j.parse_ok else Text("NO", "bold red")
         self.add_row(  # data cells as Text: a str cell would be parsed as markup ("[/INST]" crashes it)
             safe_text(model),

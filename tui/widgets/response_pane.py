@@ -281,7 +281,7 @@ def scores_text(judgments: list, with_rationales: bool) -> Text:
         text.append(f"{terminal_safe(label)} ", "bold")
         if j.parse_ok and j.score is not None:
             scale = f"/{j.scale_max:g}" if j.scale_max is not None else ""
-            text.append(f"{j.score:g}{scale}", "green" if _good(j) else "yellow")
+            text.append(f"{j.score:.3g}{scale}", "green" if _good(j) else "yellow")  # 0.0521, not 0.0520771
         elif j.parse_ok:  # parsed, nothing to score (e.g. no target preference)
             text.append("n/a", "dim")
         else:

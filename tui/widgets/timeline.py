@@ -43,6 +43,8 @@ def row_label(row: TimelineRow) -> str:
     if row.kind == "filler":
         return f"filler ×{row.count}"
     label = KIND_LABEL.get(row.kind, row.kind)
+    if row.kind == "task" and row.title and not row.context_factor:
+        label += f" {row.title}"  # task sessions say what they are (CUPID's say it by their factor)
     if row.preference_ids:
         label += " " + ",".join(row.preference_ids)
     if row.expression_type:

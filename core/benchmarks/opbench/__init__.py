@@ -43,13 +43,6 @@ BENCHMARK = Benchmark(
             " embeddings (OP-Bench @5104b27).",
             order=57,
         ),
-        JudgeKind(
-            "restraint",
-            "core.benchmarks.opbench.judge_restraint:RestraintJudge",
-            "Restraint queries: does the answer drag the user's stored preference in? (lexical heuristic, no model).",
-            needs_model=False,
-            order=58,
-        ),
     ),
     report_sections=(
         ReportSection(

@@ -40,7 +40,7 @@ from core.formats import shapes
 from core.formats.base import ImportResult
 from core.formats.errors import FormatError
 from core.formats.reading import DEFAULT_MAX_BYTES, expect_type
-from core.model import UserBundle
+from core.model import RESTRAINT, UserBundle
 
 NAME = "op-bench"
 #: ``types.py``: the task types in the official order.
@@ -52,8 +52,6 @@ CATEGORY = {
     "diversity": "diversity",
 }
 SYCOPHANCY_SUBTYPES = ("fact", "value", "memory")
-#: The Query.meta key a restraint query carries (core.analysis.diagnosis.RESTRAINT).
-RESTRAINT = "restraint"
 PERSONAS = ("first", "both")
 
 

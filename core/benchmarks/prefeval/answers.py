@@ -5,6 +5,12 @@ PrefEval MCQ plans (answer format :data:`MCQ_ANSWER_FORMAT`) are scored as PrefE
 ``<choice>`` prefill prepended when it was sent), and a reply it cannot read counts as WRONG, not
 excluded, since PrefEval's accuracy is correct / processed. Those judgments carry their own
 version. The choice judge finds :func:`score` through the descriptor's ``answer_formats``.
+
+Imported MCQ answers (``results.py``, or the generic JSONL naming this answer format) are plans
+of the same format, so the same scorer reads them; two facts come from their messages: the prefill
+was sent when the messages end with it as an assistant message, and the gold letter is the aligned
+option's letter in the options the messages showed, since an official run shuffled them its own way
+(seed 41), not in prefscope's stored order.
 """
 
 from __future__ import annotations
@@ -13,6 +19,8 @@ import re
 
 from core.judges.base import JudgeInput, Judgment
 from core.judges.choice import accuracy_judgment, prefill_sent
+from core.model import MCQ_LETTERS, Query
+from core.plan import PromptPlan
 from core.text.tags import first_tag_string
 
 #: The answer format of PrefEval MCQ plans: the choice judge scores them with PrefEval's parser
@@ -38,13 +46,14 @@ def parse_prefeval_choice(reply: str, prefilled: bool) -> str | None:
     return found.group(0) if found else None
 
 
-def score_prefeval_choice(gold: str | None, text: str, prefilled: bool) -> Judgment:
-    """One accuracy judgment for a PrefEval MCQ reply: None (nothing read) is wrong, as PrefEval."""
+def score_prefeval_choice(gold: str | None, text: str, prefilled: bool, note: dict | None = None) -> Judgment:
+    """One accuracy judgment for a PrefEval MCQ reply: None (nothing read) is wrong, as PrefEval.
+    ``note`` adds to the judgment's extra (where the gold letter came from)."""
     judgment = accuracy_judgment(text, PREFEVAL_VERSION)
     if gold is None:
         return judgment(score=None, rationale="", parse_ok=False, error="the query has no gold answer")
     picked = parse_prefeval_choice(text, prefilled)
-    extra = {"parsed": picked, "gold": gold, "prefilled": prefilled}
+    extra = {"parsed": picked, "gold": gold, "prefilled": prefilled, **(note or {})}
     if picked is None:
         return judgment(score=0.0, rationale="no letter: wrong, as PrefEval", parse_ok=True, extra=extra)
     correct = picked == gold
@@ -52,7 +61,38 @@ def score_prefeval_choice(gold: str | None, text: str, prefilled: bool) -> Judgm
     return judgment(score=1.0 if correct else 0.0, rationale=rationale, parse_ok=True, extra=extra)
 
 
+#: ``mcq_option_line``: ``{letters[i]}. {option}``, one line per shown option.
+_OPTION_LINE = re.compile(r"^([ABCD])\. (.*)$")
+
+
+def shown_gold(plan: PromptPlan, query: Query) -> str | None:
+    """The letter the query's aligned option had in the options the final step's last user message
+    showed (the MCQ block's ``X. option`` lines; the last block counts); None when it shows none."""
+    if query.answer is None or query.answer not in MCQ_LETTERS[: len(query.options)]:
+        return None
+    aligned = query.options[MCQ_LETTERS.index(query.answer)]
+    users = [m for m in plan.steps[-1].messages if m.role == "user"]
+    found = None
+    for line in users[-1].content.splitlines() if users else []:
+        m = _OPTION_LINE.match(line)
+        if m and m.group(2) == aligned:
+            found = m.group(1)
+    return found
+
+
+def prefill_in_messages(plan: PromptPlan) -> bool:
+    """Whether the final step's messages end with PrefEval's prefill as an assistant message: what an
+    imported answer's file says was sent (its reply continues it)."""
+    last = plan.steps[-1].messages[-1:]
+    return bool(last) and last[0].role == "assistant" and last[0].content == PREFEVAL_PREFILL
+
+
 def score(item: JudgeInput) -> list[Judgment]:
-    """The choice judge's scorer for :data:`MCQ_ANSWER_FORMAT` plans."""
-    prefilled = prefill_sent(item.plan, item.model_id)
-    return [score_prefeval_choice(item.query.answer, item.response_text, prefilled)]
+    """The choice judge's scorer for :data:`MCQ_ANSWER_FORMAT` plans. The gold letter is the aligned
+    option's letter in the options the prompt showed (for prefscope's plans the stored order; an
+    imported official run shuffled them its own way), the stored query's letter when the prompt
+    shows none; the prefill counts as sent when the engine sent it or the messages end with it."""
+    gold = shown_gold(item.plan, item.query)
+    note = {"gold_from": "shown options" if gold is not None else "stored query"}
+    prefilled = prefill_in_messages(item.plan) or prefill_sent(item.plan, item.model_id)
+    return [score_prefeval_choice(gold or item.query.answer, item.response_text, prefilled, note)]

@@ -13,6 +13,11 @@ preference exchange and the question count as turns), so ``2turn`` is 0 inter tu
 is 68; ``single_pref_remind`` is the reminder method on single (explicit) preferences (SFT readme).
 Both numbers are kept: ``turns`` = inter turns, ``meta["file_turns"]`` = the file's own label.
 
+MCQ results (``benchmark_classification.py``, ``…/mcq_results/<task>/<topic>/``; records with
+``shuffled_options`` / ``correct_idx``) are answers to the stored MCQ query of the same preference and
+question, read by PrefEval's parser: see :mod:`results_mcq` for what they record (options as shown,
+prefill, PrefEval's own verdict).
+
 Records without ``response_to_q`` are tasks the script had not reached; they are skipped with a note.
 """
 
@@ -23,6 +28,7 @@ import json
 import re
 from pathlib import Path
 
+from core.benchmarks.prefeval.results_mcq import is_mcq, mcq_fields, mcq_query
 from core.formats.errors import FormatError
 from core.formats.reading import DEFAULT_MAX_BYTES, read_text
 from core.formats.shapes import extras, first_record, get, text
@@ -93,10 +99,12 @@ def _load_file(path: Path, shown: str, max_bytes: int, result: ResultsImport) ->
             skipped += 1
             continue
         answer = text(shown, rec, "response_to_q", "", label)
-        for key in ("zero_shot_response_to_q", "self_critic"):
+        for key in ("zero_shot_response_to_q", "self_critic", "first_choice"):
             get(shown, rec, key, str, "", label, required=False)
         topic = layout["topic"]
-        fallback, query_id = _fallback(topic, preference, question, explanation, reply, shown)
+        mcq = mcq_fields(shown, rec, label, layout, answer) if is_mcq(rec) else None
+        shown_mcq = (mcq["options"], mcq["gold"]) if mcq else None
+        fallback, query_id = _fallback(topic, preference, question, explanation, reply, shown, shown_mcq)
         turns = layout["turns"]
         result.answers.append(
             ImportedAnswer(
@@ -105,7 +113,7 @@ def _load_file(path: Path, shown: str, max_bytes: int, result: ResultsImport) ->
                 source_sha256=sha,
                 record=i,
                 record_label=label,
-                match={"preference": preference, "question": question},
+                match={"preference": preference, "question": question, **({"kind": "mcq"} if mcq else {})},
                 fallback=fallback,
                 fallback_query_id=query_id,
                 query_text=question,
@@ -115,14 +123,18 @@ def _load_file(path: Path, shown: str, max_bytes: int, result: ResultsImport) ->
                 context="prefeval-turns" if turns is not None else "imported",
                 turns=turns,
                 expression_type=layout["expression_type"],
-                answer=answer,
-                prompt_notes=_notes(layout, shown, i),
+                answer=mcq["answer"] if mcq else answer,
+                answer_format=mcq["answer_format"] if mcq else None,
+                messages=mcq["messages"] if mcq else None,
+                recorded=mcq["recorded"] if mcq else [],
+                prompt_notes=_notes(layout, shown, i) + (mcq["notes"] if mcq else []),
                 meta={
                     "prefeval_task": layout["task"],
                     "prefeval_form": layout["form"],
                     "file_turns": layout["file_turns"],
                     "topic": topic,
                     **({"response_to_pref": reply} if reply is not None else {}),
+                    **({"response_to_q": answer} if mcq and mcq["answer"] != answer else {}),
                     **extras(rec, _KNOWN),
                 },
             )
@@ -161,14 +173,27 @@ def _layout(path: Path) -> dict:
 
 
 def _fallback(
-    topic: str, preference: str, question: str, explanation: str, reply: str | None, shown: str
+    topic: str,
+    preference: str,
+    question: str,
+    explanation: str,
+    reply: str | None,
+    shown: str,
+    mcq: tuple[list[str], str] | None = None,
 ) -> tuple[UserBundle, str]:
     """A user of its own for a record no stored PrefEval user matches: the preference turn, the
-    model's reply to it, and the question as an open query whose gold is that preference. The id
-    depends only on the texts, so every file's copy of the record lands on the same user."""
-    digest = hashlib.sha256(f"{preference}\n{question}".encode()).hexdigest()[:10]
+    model's reply to it, and the question as an open query whose gold is that preference, or (an
+    MCQ record) as the MCQ the model was shown, with its letter. The id depends only on the texts
+    (and the shown options), so every file's copy of the record lands on the same user."""
+    shown_options = "\n".join(mcq[0]) if mcq else ""
+    digest = hashlib.sha256(f"{preference}\n{question}{shown_options}".encode()).hexdigest()[:10]
     uid = f"prefeval-results-{topic}-{digest}"
-    pid, sid, qid = f"{uid}-pref", f"{uid}-explicit", f"{uid}-open"
+    pid, sid, qid = f"{uid}-pref", f"{uid}-explicit", f"{uid}-mcq" if mcq else f"{uid}-open"
+    query = (
+        mcq_query(qid, question, mcq[0], mcq[1], pid, uid).model_dump()
+        if mcq
+        else {"id": qid, "kind": "open", "text": question, "preference_id": pid, "group": uid}
+    )
     turns = [{"role": "user", "content": preference}]
     if reply:
         turns.append({"role": "assistant", "content": reply})
@@ -184,16 +209,7 @@ def _fallback(
                 {"id": sid, "kind": "preference", "expression_type": 1, "preference_ids": [pid], "turns": turns}
             ],
             "preferences": [{"id": pid, "text": preference, "topic": topic, "evidence": {1: [sid]}}],
-            "queries": [
-                {
-                    "id": qid,
-                    "kind": "open",
-                    "text": question,
-                    "preference_id": pid,
-                    "group": uid,
-                    "explanation": explanation,
-                }
-            ],
+            "queries": [{**query, "explanation": explanation}],
         }
     )
     return bundle, qid

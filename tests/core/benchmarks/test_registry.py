@@ -36,7 +36,7 @@ def test_registries_keep_todays_order():
     # Installed benchmarks' entries go after the built-ins and before the generic fallbacks.
     assert [n for n in format_order() if FORMATS[n].target.startswith("core.")] == [
         *("native", "longmemeval-cleaned", "longmemeval", "prefeval", "cupid", "locomo", "op-bench"),
-        *("personamem", "personamem-v2", "chatlog"),
+        *("personamem", "personamem-v2", "personamem-v3", "chatlog"),
     ]
     assert format_order()[0] == "native" and format_order()[-1] == "chatlog"
     builtin_methods = [n for n in METHODS if METHODS[n].target.startswith("core.")]
@@ -45,17 +45,18 @@ def test_registries_keep_todays_order():
         *("cupid-generate", "cupid-infer", "summary-memory"),
         *("prefeval-zero-shot", "prefeval-remind", "prefeval-cot", "prefeval-rag", "self-critic", "recentering"),
         *("locomo-qa", "longmemeval", "longmemeval-cot", "personamem", "op-bench", "personamem-merged"),
-        *("op-bench-no-memory", "personamem-v2", "personamem-v2-user-roles", "generic"),
+        *("op-bench-no-memory", "personamem-v2", "personamem-v2-user-roles", "personamem-v3", "generic"),
     ]
     assert list(METHODS)[-1] == "generic"
     assert [n for n in JUDGES if JUDGES[n].target.startswith("core.")] == [
-        *("demo:heuristic", "choice", "probe-recall", "locomo", "mem0-f1", "mem0-bleu1", "rubric", "checklist"),
-        *("matching", "taxonomy", "longmemeval", "mem0", "personamem-v2-boxed", "personamem-v2-vote", "op-bench"),
-        *("restraint", "personalization", "pairwise"),
+        *("demo:heuristic", "choice", "probe-recall", "restraint", "locomo", "mem0-f1", "mem0-bleu1", "rubric"),
+        *("checklist", "matching", "taxonomy", "longmemeval", "mem0", "personamem-v2-boxed", "personamem-v2-vote"),
+        *("op-bench", "pmv3-slice", "pmv3-slice-jaccard", "personalization", "pairwise"),
     ]
     assert list(RESULT_FORMATS) == [
-        *("prefeval", "longmemeval-cleaned", "longmemeval", "personamem", "personamem-v2", "locomo", "mem0"),
-        *("eee", "inspect", "jsonl"),
+        *("prefeval", "longmemeval-cleaned", "longmemeval", "personamem", "personamem-v2", "personamem-v3", "locomo"),
+        "mem0",
+        *("eee", "inspect", "lm-eval", "openai-batch", "openai-evals", "jsonl"),
     ]
 
 
@@ -75,6 +76,8 @@ def test_sections_of_the_builtin_benchmarks_in_their_report_order():
         "personamem-v2",
         "personamem-v2-boxed",
         "personamem-v2-vote",
+        "personamem-v3",
+        "personamem-v3-jaccard",
         "locomo",
         "mem0-j",
         "mem0-f1",

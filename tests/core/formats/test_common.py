@@ -79,7 +79,7 @@ def test_undetectable_input_says_how_to_proceed(tmp_path):
     assert (
         str(info.value)
         == "notes.json: cannot tell the format; pass --format (native, longmemeval-cleaned, longmemeval, prefeval, cupid, "
-        "locomo, op-bench, personamem, personamem-v2, chatlog)"
+        "locomo, op-bench, personamem, personamem-v2, personamem-v3, chatlog)"
     )
 
 

@@ -39,9 +39,9 @@ def test_judges_for_a_run_spec_adds_choice_once():
 
 def test_the_registry_is_the_one_list_of_judges():
     assert list(JUDGE_CHOICES) == [
-        *("demo:heuristic", "choice", "probe-recall", "locomo", "mem0-f1", "mem0-bleu1", "rubric", "checklist"),
-        *("matching", "taxonomy", "longmemeval", "mem0", "personamem-v2-boxed", "personamem-v2-vote", "op-bench"),
-        *("restraint", "personalization"),
+        *("demo:heuristic", "choice", "probe-recall", "restraint", "locomo", "mem0-f1", "mem0-bleu1", "rubric"),
+        *("checklist", "matching", "taxonomy", "longmemeval", "mem0", "personamem-v2-boxed", "personamem-v2-vote"),
+        *("op-bench", "pmv3-slice", "pmv3-slice-jaccard", "personalization"),
     ]
     assert LLM_KINDS == (
         *("rubric", "checklist", "matching", "taxonomy", "longmemeval", "mem0", "personamem-v2-boxed"),

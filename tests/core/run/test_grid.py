@@ -122,3 +122,10 @@ def test_without_a_depth_axis_one_cell_and_one_plan_per_case():
     assert len({c.plan_key for c in cells}) == 2
     depth0 = cells_of(grid.model_copy(update={"evidence_depths": [0.0]}))
     assert not {c.plan_key for c in cells} & {c.plan_key for c in depth0}  # depth 0 is not "no depth"
+
+
+def test_listed_queries_take_patterns_and_plain_ids_match_exactly():
+    queries = [("p1-open", "open"), ("p1-mcq", "mcq"), ("p1-open-restraint", "open"), ("p1-open[x]", "open")]
+    grid = Grid(users=["maya"], queries=["*-restraint", "p1-mcq", "p1-open[x]"], models=["demo:generic"])
+    cells = expand(grid, all_users=lambda: ["maya"], queries_of=lambda u: queries)
+    assert {c.spec.query_id for c in cells} == {"p1-open-restraint", "p1-mcq", "p1-open[x]"}

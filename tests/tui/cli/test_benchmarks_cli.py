@@ -37,8 +37,8 @@ def test_benchmarks_json_and_one_benchmark():
     whole = json.loads(CliRunner().invoke(main, ["benchmarks", "--json"]).output)
     assert whole["generic"] == {
         "formats": ["native", "chatlog"],
-        "judges": ["demo:heuristic", "choice", "probe-recall"],
-        "result_formats": ["eee", "inspect", "jsonl"],
+        "judges": ["demo:heuristic", "choice", "probe-recall", "restraint"],
+        "result_formats": ["eee", "inspect", "lm-eval", "openai-batch", "openai-evals", "jsonl"],
     }
 
 

@@ -56,6 +56,15 @@ def test_export_then_import_gives_the_same_scores(tmp_path, suffix):
     made = rows(copy, "demo:heuristic", imported=False)
     back = rows(copy, "recorded:demo:heuristic", imported=True)
     assert made and back == made
+    # a demo model's answers read back stay labelled demo
+    conn = sqlite3.connect(copy)
+    try:
+        flags = conn.execute(
+            "SELECT DISTINCT model, is_demo FROM responses WHERE run_id LIKE 'run-imported-%'"
+        ).fetchall()
+    finally:
+        conn.close()
+    assert flags == [("imported:demo:oracle", 1)]
 
 
 @pytest.mark.usefixtures("unpaced_demo_models")

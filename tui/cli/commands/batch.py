@@ -197,7 +197,13 @@ def _confirm(est, yes: bool, usd: float, tokens: int) -> None:
     help="User id, unique prefix or pattern such as 'prefeval-*' (repeatable; default every user; "
     "grid files' users take patterns too).",
 )
-@click.option("--query", "queries", multiple=True, help="Query id (repeatable; default every query).")
+@click.option(
+    "--query",
+    "queries",
+    multiple=True,
+    help="Query id or pattern such as '*-restraint' (repeatable; default every query except generated restraint "
+    "probes, which run when named).",
+)
 @click.option(
     "--query-kind", "kinds", multiple=True, type=click.Choice(["open", "mcq", "tf"]), help="Only these query kinds."
 )

@@ -26,8 +26,9 @@ COMMAND = CommandInfo(
 def diagnose(obj, run_ids, labels, probe, steps, as_json) -> None:
     """One line per answer of RUN(s): model, diagnosis label and the evidence that decided it.
 
-    Labels: not in context · not retrieved · not known · known, not applied · applied ·
-    undetermined (what is missing). Read from stored rows only: the run, its judgments, the runs
+    Labels: not in context · not retrieved · not known · known, not applied · misapplied (a
+    restraint query's answer that drags the preference in) · applied · undetermined (what is
+    missing). Read from stored rows only: the run, its judgments, the runs
     probing it (`--probe`, or `prefscope run --probe`) and the stored user's gold evidence."""
     import asyncio
     import json

@@ -16,7 +16,8 @@ from tui.safe_text import safe_text
 
 COMMAND = CommandInfo(
     name="import-results",
-    help="Import answers produced elsewhere (PrefEval results, JSONL) as runs.",
+    help="Import answers produced elsewhere (PrefEval, LongMemEval, PersonaMem, LoCoMo, mem0, Inspect, Every Eval Ever, "
+    "lm-eval, OpenAI Batch and Evals, JSONL) as runs, with their recorded scores.",
     examples=(
         "prefscope import-results ../shared/datasets/prefeval/SFT",
         "prefscope import-results answers.jsonl --format jsonl",

@@ -2,7 +2,8 @@
 user's stored personal information in?
 
 A restraint query is one whose gold says the user's preference should not change the answer
-(``Query.meta["restraint"]``: OP-Bench's irrelevance tasks). The answer is checked against every
+(``Query.meta["restraint"]``: OP-Bench's irrelevance tasks, generated restraint probes of any
+benchmark's users, :mod:`core.analysis.restraint_probes`). The answer is checked against every
 text the user has stored as a preference (for an OP-Bench user, its ``observation`` sentences) and
 the query's own gold preference: with :func:`core.judges.probe_recall.recall` (content-word stems,
 the question's own words left out), a text half of whose remaining words the answer states counts
@@ -13,10 +14,10 @@ the OP-Bench LLM judge (``op-bench:<model>``) is the official reading.
 
 from __future__ import annotations
 
-from core.benchmarks.opbench.format import RESTRAINT
 from core.judges.base import JudgeInput, Judgment
 from core.judges.common import gold_preference, missing_input
 from core.judges.probe_recall import recall
+from core.model import RESTRAINT
 from core.providers.calls import Complete
 
 KIND = "restraint"
