@@ -4,6 +4,7 @@ F1 / BLEU-1, `report` shows the recorded and the computed numbers side by side."
 
 from __future__ import annotations
 
+import csv
 import sqlite3
 from pathlib import Path
 
@@ -67,3 +68,26 @@ def test_locomo_predictions_without_the_dataset_land_on_placeholder_users(tmp_pa
     cli(db, "judge", "--label", "imported:*", "--judge", "locomo")
     by = {(q, m): s for q, k, _, m, s in _judgments(db) if k == "locomo"}
     assert by[("locomo-fx-1-qa000", "metric:locomo")] == pytest.approx(0.5)
+
+
+def test_agreement_compares_a_recorded_score_with_one_made_here(tmp_path):
+    """Recorded scores are a rater of their own: `agreement` sets mem0's recorded F1 beside the F1
+    prefscope computes now on the same answers (equal on both items: exact agreement 1.00)."""
+    db = str(tmp_path / "p.db")
+    cli(db, "import-results", str(FIXTURES / "mem0_metrics.json"))
+    cli(db, "judge", "--label", "imported:mem0_metrics.json", "--judge", "mem0-f1")
+    out = cli(
+        db,
+        "agreement",
+        "--batch",
+        "imported:mem0_metrics.json",
+        "--dimension",
+        "mem0-f1:f1",
+        "--csv",
+        str(tmp_path / "a.csv"),
+    )
+    assert "metric:mem0-f1" in out and "recorded:mem0-evals" in out
+    with (tmp_path / "a.csv").open(encoding="utf-8") as f:
+        (row,) = list(csv.DictReader(f))
+    assert {row["rater_a"], row["rater_b"]} == {"metric:mem0-f1", "recorded:mem0-evals"}, row
+    assert (row["n"], float(row["exact"])) == ("2", 1.0), row
