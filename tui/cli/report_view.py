@@ -209,7 +209,12 @@ def bar_chart(t: ReportTable, width: int = BAR_WIDTH, *, fit: int | None = None)
     values = [r[vi] for r in t.rows if isinstance(r[vi], (int, float))]
     if not values:
         return out
-    lo, hi = t.scale if t.scale else (min(0.0, min(values)), max(values))
+    if t.scale:
+        lo, hi = t.scale
+    else:  # no recorded scale: the data's range, intervals included, so no interval leaves the axis
+        ends = values + [r[t.columns.index(c)] for c in ("ci_low", "ci_high") if c in t.columns for r in t.rows]
+        ends = [e for e in ends if isinstance(e, (int, float))]
+        lo, hi = min(0.0, min(ends)), max(ends)
     if hi <= lo:
         hi = lo + 1
     labels = _labels(t)
@@ -219,7 +224,8 @@ def bar_chart(t: ReportTable, width: int = BAR_WIDTH, *, fit: int | None = None)
         lw = max(min(lw, fit - 22 - MIN_BAR), min(natural, MIN_COLUMN))
         width = max(MIN_BAR, min(width, fit - lw - 22))
     forms = short_forms(labels, lw)  # cut from the middle: distinct labels stay distinct
-    out.append(f"{t.value_column} (scale {lo:g}–{hi:g})\n", style="bold")
+    axis = f"scale {lo:g}–{hi:g}" if t.scale else f"no recorded scale: {lo:g}–{hi:g} from the data"
+    out.append(f"{t.value_column} ({axis})\n", style="bold")
     for label, row in zip(labels, t.rows):
         v = row[vi]
         out.append(f"{forms[label]:<{lw}} ")

@@ -198,3 +198,19 @@ def test_score_columns_stay_whole_at_80_columns(mixed, monkeypatch):
     assert all(len(r) == 9 and r[4:6] == ["1", "0"] and re.fullmatch(r"\d\.\d{3}", r[6]) for r in rows), rows
     assert all("…" in r[0] and "…" in r[1] for r in rows), rows
     assert len({tuple(r[:3]) for r in rows}) == 6  # user · query · turns still tell the rows apart
+
+
+def test_a_metric_without_a_scale_charts_over_its_data_and_intervals_and_says_so():
+    from core.analysis.report import ReportTable
+    from tui.cli.report_view import bar_chart
+
+    table = ReportTable(
+        "lm-eval by model",
+        ["model", "mean", "ci_low", "ci_high"],
+        [["a", 0.5, 0.0, 1.0], ["b", 0.25, 0.1, 0.4]],
+        value_column="mean",
+    )
+    head = bar_chart(table).plain.splitlines()[0]
+    assert head == "mean (no recorded scale: 0–1 from the data)"  # the axis holds the widest interval
+    scaled = ReportTable("t", ["model", "mean"], [["a", 4.0]], value_column="mean", scale=(1.0, 5.0))
+    assert bar_chart(scaled).plain.splitlines()[0] == "mean (scale 1–5)"
