@@ -30,6 +30,7 @@ from tui.safe_text import safe_text
 from tui.widgets.diagnosis_tab import PROBE_ACTION, PROBE_TOOLTIP, DiagnosisView
 from tui.widgets.embed_ahead import EmbedAhead
 from tui.widgets.estimate_line import EstimateLine
+from tui.widgets.footer import OneRecomposeFooter
 from tui.widgets.judges_tab import JudgesTable
 from tui.widgets.prompt_tab import plan_text
 from tui.widgets.response_pane import ResponsePane
@@ -161,7 +162,7 @@ class MainScreen(Screen):
                 yield EmbedAhead(self.workbench, id="embed-ahead")
                 yield RunView(self.workbench, self.app.judges_for, id="run-view")
                 yield AnalysisTabs(self.workbench, id="tabs")
-        yield Footer()
+        yield OneRecomposeFooter()
 
     @property
     def run_view(self) -> RunView:

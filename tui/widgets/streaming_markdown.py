@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import re
 
-from rich.markdown import Markdown
 from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
@@ -105,6 +104,8 @@ class StreamingMarkdown(ScrollView, can_focus=True):
             return []
         console = self.app.console
         options = console.options.update(width=self._width, height=None)
+        from rich.markdown import Markdown  # here: markdown_it costs ~20 ms, and start-up shows no answer
+
         # Model text is untrusted: escape sequences are shown (\x1b…), never sent to the terminal.
         markdown = Markdown(terminal_safe(source))
         lines = [Strip(line) for line in console.render_lines(markdown, options, pad=False)]
