@@ -79,7 +79,7 @@ class _Request:
 def load(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> ResultsImport:
     result = ResultsImport(format=NAME)
     if path.is_dir():
-        inputs, outputs = [], []
+        inputs, outputs, other = [], [], []
         for p in sorted(path.glob("*.jsonl")):
             kind = _kind(first_record(p)) if p.is_file() else None
             if kind == "input":
@@ -87,10 +87,13 @@ def load(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> ResultsImport:
             elif kind == "result":
                 outputs.append(p)
             else:
+                other.append(p.name)
                 result.notes.append(f"{p.name}: not a Batch input, output or error file; left alone")
         if not outputs:
+            # name what was read: a truncated first line makes an output file look like none
+            seen = f" (read, not Batch results: {', '.join(other)})" if other else ""
             raise FormatError(
-                path.name, "folder holds no Batch output or error file (lines with custom_id and response)"
+                path.name, f"folder holds no Batch output or error file (lines with custom_id and response){seen}"
             )
     elif _kind(first_record(path)) == "input":
         raise FormatError(
@@ -217,9 +220,7 @@ def _answer(shown: str, sha: str, index: int, label: str, rec: dict, request: _R
         notes.append(f"Request messages of roles {', '.join(sorted(set(dropped)))} are not kept.")
     if error:
         notes.append(f"The request failed ({error}); the answer is empty.")
-    meta: dict = {"custom_id": cid, "status": status}
-    if error:
-        meta["error"] = error
+    meta: dict = {"custom_id": cid, "status": status}  # the message itself: ImportedAnswer.error
     if parts:
         meta.update({"label": parts[0], "epoch": parts[3]})
     if usage:

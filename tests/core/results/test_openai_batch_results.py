@@ -40,7 +40,7 @@ def test_a_job_folder_joins_requests_answers_and_failures():
     ]
     failed = got["exp1:bo:run-2:e1"]
     assert failed.answer == "" and failed.meta["status"] == "error"
-    assert failed.meta["error"] == "HTTP 429: Rate limit reached for requests."
+    assert failed.error == "HTTP 429: Rate limit reached for requests."
     assert failed.model == "gpt-4o-mini"  # the request's model: no response body names one
     plain = got["plain-7"]
     assert (plain.user_id, plain.query_id) == ("openai-batch-plain-7", "q")
@@ -64,6 +64,14 @@ def test_a_truncated_line_names_file_and_line(tmp_path):
         load_results(job)
 
 
+def test_a_folder_whose_output_file_starts_broken_names_what_it_read(tmp_path):
+    job = tmp_path / "job"
+    job.mkdir()
+    (job / "output.jsonl").write_text('{"custom_id": "a", "response": \n')
+    with pytest.raises(FormatError, match=r"no Batch output or error file .*read, not Batch results: output\.jsonl"):
+        load_results(job, format="openai-batch")
+
+
 def test_the_reference_examples_import_with_every_answer_and_failure(tmp_path):
     examples = reference("formats", "openai_formats", "examples")
     job = tmp_path / "job"
@@ -81,12 +89,10 @@ def test_the_reference_examples_import_with_every_answer_and_failure(tmp_path):
         "run42:u-19:books-003:e1": ("expired", ""),
         "run42:u-20:music-004:e1": ("error", ""),
     }
-    assert got["run42:u-19:books-003:e1"].meta["error"] == (
+    assert got["run42:u-19:books-003:e1"].error == (
         "batch_expired: This request could not be executed before the completion window expired."
     )
-    assert (
-        got["run42:u-20:music-004:e1"].meta["error"] == "HTTP 400: Invalid 'max_tokens': integer below minimum value."
-    )
+    assert got["run42:u-20:music-004:e1"].error == "HTTP 400: Invalid 'max_tokens': integer below minimum value."
     travel = got["run42:u-17:travel-001:e1"]
     assert (travel.user_id, travel.query_id, travel.model) == ("u-17", "travel-001", "gpt-4o-mini-2024-07-18")
     assert travel.meta["usage"]["total_tokens"] == 83 and travel.messages is not None and len(travel.messages) == 4
